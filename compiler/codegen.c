@@ -1,0 +1,116 @@
+/*
+ * The target description and the back end: which GPUs tilec targets (an
+ * allow-list; LLVM itself accepts any CPU name with a warning), the PTX
+ * version for each, the LLVM optimization pipeline and PTX emission.
+ */
+#include "compiler/lower.h"
+
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct {
+    TcArch arch;
+    const char *cpu;
+    const char *features; /* explicit PTX ISA: LLVM's default is the CPU's minimum */
+} targets[] = {
+    {ARCH_SM80, "sm_80", "+ptx70"},
+    {ARCH_SM90A, "sm_90a", "+ptx80"},
+};
+
+static const char triple[] = "nvptx64-nvidia-cuda";
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static void init_nvptx(void)
+{
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static char *take_message(char *msg)
+{
+    char *s = strdup(msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return s;
+}
+
+int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
+{
+    pthread_once(&init_once, init_nvptx);
+    const char *cpu = NULL, *features = NULL;
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (targets[i].arch == L->o->arch) {
+            cpu = targets[i].cpu;
+            features = targets[i].features;
+        }
+    if (!cpu) {
+        diag_error(L->d, (TirLoc){0}, "unsupported target");
+        return -1;
+    }
+    char *err = NULL;
+    LLVMTargetRef target;
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+        diag_error(L->d, (TirLoc){0}, "LLVM has no NVPTX target: %s", err ? err : "?");
+        LLVMDisposeMessage(err);
+        return -1;
+    }
+    static const LLVMCodeGenOptLevel levels[4] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
+                                                  LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, levels[L->o->opt_level & 3],
+                                                      LLVMRelocDefault, LLVMCodeModelDefault);
+    LLVMSetTarget(mod, triple);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(mod, dl);
+    LLVMDisposeTargetData(dl);
+
+    double t0 = now_ms();
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", L->o->opt_level);
+    LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef perr = LLVMRunPasses(mod, pipeline, tm, pbo);
+    LLVMDisposePassBuilderOptions(pbo);
+    int rc = 0;
+    if (perr) {
+        char *msg = LLVMGetErrorMessage(perr);
+        diag_error(L->d, (TirLoc){0}, "LLVM optimization failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+        rc = -1;
+    }
+    out->ms_opt = now_ms() - t0;
+    out->llvm_ir = take_message(LLVMPrintModuleToString(mod));
+
+    t0 = now_ms();
+    LLVMMemoryBufferRef buf = NULL;
+    if (rc == 0 && LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &buf)) {
+        diag_error(L->d, (TirLoc){0}, "PTX emission failed: %s", err ? err : "?");
+        LLVMDisposeMessage(err);
+        rc = -1;
+    }
+    if (buf) {
+        size_t n = LLVMGetBufferSize(buf);
+        out->ptx = malloc(n + 1);
+        if (out->ptx) {
+            memcpy(out->ptx, LLVMGetBufferStart(buf), n);
+            out->ptx[n] = 0;
+        } else
+            rc = -1;
+        LLVMDisposeMemoryBuffer(buf);
+    }
+    out->ms_codegen = now_ms() - t0;
+    LLVMDisposeTargetMachine(tm);
+    return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * The compiler: options, the pass pipeline, and the LLVM lowering.
+ * compiler/pipeline.c lists every stage in order; each pass lives in its own
+ * file and states what it needs and guarantees.
+ */
+#ifndef TILEC_COMPILER_H
+#define TILEC_COMPILER_H
+
+#include "ir/ir.h"
+
+typedef enum { ARCH_SM80 = 80, ARCH_SM90A = 90 } TcArch;
+
+typedef struct {
+    TcArch arch;               /* default sm_90a */
+    TirPrecision precision;    /* default for dots without an attribute; default tf32-rna */
+    int opt_level;             /* 0..3, default 3 */
+    int verify;                /* run the verifier between passes (default on) */
+    int line_info;             /* .loc lines in the PTX (default on) */
+    char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
+} TcOptions;
+
+void tc_options_default(TcOptions *o);
+/* Parses one option in the command's spelling ("--arch=sm_80", "-O2", ...).
+ * Returns 0, or -1 with an explanation appended to err. Shared by the
+ * command line and the library so both accept exactly the same names. */
+int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err);
+/* The canonical option string (for cache keys and dumps). */
+void tc_options_str(const TcOptions *o, StrBuf *out);
+const char *tc_arch_name(TcArch a); /* "sm_80", "sm_90a" */
+
+typedef struct {
+    char *name;
+    unsigned threads;
+    unsigned shared_bytes; /* dynamic shared memory per program */
+    unsigned grid[3];
+    unsigned nparams;
+    TirType *params;       /* nparams types */
+} TcKernelInfo;
+
+typedef struct {
+    char *tir_input;   /* tile IR as parsed (printed) */
+    char *tir;         /* after all passes */
+    char *tir_passes;  /* after each pass when dump_after is set, else "" */
+    char *llvm_ir;     /* after optimization */
+    char *ptx;
+    TcKernelInfo *kernels;
+    unsigned nkernels;
+    double ms_parse, ms_passes, ms_lower, ms_opt, ms_codegen; /* stage times */
+} TcResult;
+
+/* Runs the whole pipeline on .tir source. Returns 0 on success; otherwise
+ * nonzero with diagnostics in log. Thread-safe (no global mutable state
+ * besides LLVM's one-time target initialization). On failure, whatever
+ * stages completed are still in *out (so a user can see the IR that failed
+ * to lower). */
+int tc_compile(const char *file, const char *src, size_t len, const TcOptions *opts, TcResult *out, StrBuf *log);
+void tc_result_free(TcResult *r);
+
+/* ---- passes (one file each) ---- */
+
+/* pass_precision.c: makes every f32 dot's precision explicit (ieee or
+ * tf32-trunc on pre-rounded operands). */
+int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d);
+
+/* lower_llvm.c: tile IR -> LLVM IR -> PTX. */
+typedef struct {
+    char *llvm_ir;
+    char *ptx;
+    TcKernelInfo *kernels;
+    unsigned nkernels;
+    double ms_lower, ms_opt, ms_codegen;
+} TcLowered;
+int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d);
+
+#endif

@@ -1,0 +1,471 @@
+/*
+ * Lowering driver: builds one LLVM function per kernel (ptx_kernel calling
+ * convention, line info from each op's source location), walks the blocks
+ * and dispatches each op to lower_<OP>() through a table made from
+ * ir/ops.h. Loops become LLVM loops whose phis carry every register of the
+ * loop-carried tiles.
+ *
+ * Needs: a verified module after pass_precision (f32 dots are ieee or
+ * tf32-trunc). Guarantees: a valid LLVM module, or an error in the log.
+ */
+#include "compiler/lower.h"
+
+#include <llvm-c/Analysis.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void (*LowerFn)(Lower *L, uint32_t inst);
+static const LowerFn lower_table[OP_COUNT] = {
+#define OP(e, name, nargs, flags) [OP_##e] = lower_##e,
+#include "ir/ops.h"
+#undef OP
+};
+
+/* ---- small helpers ---- */
+
+void *lw_alloc(Lower *L, size_t bytes)
+{
+    if (L->nallocs == L->cap_allocs) {
+        size_t ncap = L->cap_allocs ? L->cap_allocs * 2 : 256;
+        void **n = realloc(L->allocs, ncap * sizeof *n);
+        if (!n)
+            goto oom;
+        L->allocs = n;
+        L->cap_allocs = ncap;
+    }
+    void *p = calloc(1, bytes ? bytes : 1);
+    if (!p)
+        goto oom;
+    L->allocs[L->nallocs++] = p;
+    return p;
+oom:
+    if (!L->failed)
+        diag_error(L->d, (TirLoc){0}, "out of memory while lowering");
+    L->failed = 1;
+    return NULL;
+}
+
+LLVMValueRef *lw_regs(Lower *L, uint32_t n) { return lw_alloc(L, (size_t)n * sizeof(LLVMValueRef)); }
+
+void lw_error(Lower *L, TirLoc loc, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(L->d, loc, "%s", msg);
+    L->failed = 1;
+}
+
+LLVMValueRef lw_const_i32(Lower *L, int64_t v) { return LLVMConstInt(L->t_i32, (unsigned long long)v, 1); }
+LLVMValueRef lw_const_i64(Lower *L, int64_t v) { return LLVMConstInt(L->t_i64, (unsigned long long)v, 1); }
+
+LLVMTypeRef lw_elem_type(Lower *L, TirElem e)
+{
+    switch (e) {
+    case ELEM_I32: return L->t_i32;
+    case ELEM_I64: return L->t_i64;
+    case ELEM_F16: return L->t_f16;
+    case ELEM_BF16: return L->t_bf16;
+    default: return L->t_f32;
+    }
+}
+
+LLVMValueRef lw_call(Lower *L, const char *name, LLVMTypeRef *overload, unsigned noverload, LLVMValueRef *args,
+                     unsigned nargs)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!id) {
+        lw_error(L, (TirLoc){0}, "internal error: LLVM has no intrinsic '%s'", name);
+        return LLVMGetUndef(L->t_i32);
+    }
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->mod, id, overload, noverload);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(L->ctx, id, overload, noverload);
+    return LLVMBuildCall2(L->b, fty, fn, args, nargs, "");
+}
+
+LLVMValueRef lw_asm(Lower *L, LLVMTypeRef ret, const char *tmpl, const char *constraints, LLVMValueRef *args,
+                    unsigned nargs, int convergent)
+{
+    LLVMTypeRef ptys[8];
+    for (unsigned i = 0; i < nargs && i < 8; i++)
+        ptys[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, ptys, nargs, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)tmpl, strlen(tmpl), (char *)constraints, strlen(constraints),
+                                       0, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(L->b, fty, fn, args, nargs, "");
+    if (convergent) {
+        unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, kind, 0));
+    }
+    return call;
+}
+
+void lw_barrier(Lower *L) { lw_call(L, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); }
+
+const LVal *lw_val(Lower *L, uint32_t v) { return &L->vals[v]; }
+void lw_set(Lower *L, uint32_t v, LVal lv) { L->vals[v] = lv; }
+
+static LLVMValueRef sreg(Lower *L, const char *name) { return lw_call(L, name, NULL, 0, NULL, 0); }
+
+/* ---- scalar sources ---- */
+
+void lower_CONST(Lower *L, uint32_t i)
+{
+    const TirInst *in = &L->m->insts[i];
+    LLVMValueRef v;
+    if (in->type.elem == ELEM_F32)
+        v = LLVMConstReal(L->t_f32, in->fval);
+    else
+        v = LLVMConstInt(lw_elem_type(L, (TirElem)in->type.elem), (unsigned long long)in->i64, 1);
+    lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = v});
+}
+
+static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+                                     "llvm.nvvm.read.ptx.sreg.ctaid.z"};
+static const char *const nctaid[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
+                                      "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+
+void lower_PROGRAM_ID(Lower *L, uint32_t i)
+{
+    const TirInst *in = &L->m->insts[i];
+    lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = sreg(L, ctaid[in->ival % 3])});
+}
+
+void lower_NUM_PROGRAMS(Lower *L, uint32_t i)
+{
+    const TirInst *in = &L->m->insts[i];
+    lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = sreg(L, nctaid[in->ival % 3])});
+}
+
+/* ---- loops ---- */
+
+/* The layout a loop-carried tile keeps across iterations: that of the value
+ * the body yields when it is a dot (so the accumulator never leaves the MMA
+ * registers), else that of the initial value. */
+static Layout carried_layout(Lower *L, uint32_t init, uint32_t yielded)
+{
+    uint32_t def = tir_value_def_inst(L->m, yielded);
+    if (def && L->m->insts[def].op == OP_DOT)
+        return lw_layout_of(L, yielded); /* not lowered yet: computed from the dot's shape */
+    return lw_layout_of(L, init);
+}
+
+void lower_FOR(Lower *L, uint32_t i)
+{
+    const TirModule *m = L->m;
+    const TirInst in = m->insts[i];
+    const uint32_t *args = tir_args(m, &in);
+    const TirBlock *body = &m->blocks[in.body];
+    const uint32_t *bargs = tir_block_args(m, body);
+    uint32_t ncar = in.nresults;
+    const TirInst *yield = &m->insts[m->pool[body->insts + body->ninsts - 1]];
+    const uint32_t *yargs = tir_args(m, yield);
+
+    LLVMValueRef lo = LLVMBuildSExt(L->b, lw_val(L, args[0])->s, L->t_i64, "lo");
+    LLVMValueRef hi = LLVMBuildSExt(L->b, lw_val(L, args[1])->s, L->t_i64, "hi");
+    LLVMValueRef step = LLVMBuildSExt(L->b, lw_val(L, args[2])->s, L->t_i64, "step");
+    LLVMValueRef posstep = LLVMBuildICmp(L->b, LLVMIntSGT, step, lw_const_i64(L, 0), "");
+
+    /* initial values, in the layouts the loop keeps */
+    Layout *lays = lw_alloc(L, (ncar + 1) * sizeof *lays);
+    LLVMValueRef **init = lw_alloc(L, (ncar + 1) * sizeof *init);
+    if (!lays || !init)
+        return;
+    for (uint32_t c = 0; c < ncar; c++) {
+        uint32_t iv = args[3 + c];
+        if (tir_value_type(m, iv).kind == TY_TILE) {
+            lays[c] = carried_layout(L, iv, yargs[c]);
+            init[c] = lw_tile_in(L, iv, &lays[c]);
+        }
+    }
+    if (L->failed)
+        return;
+
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "loop");
+    LLVMBasicBlockRef bodybb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "endloop");
+    LLVMBuildBr(L->b, head);
+    LLVMPositionBuilderAtEnd(L->b, head);
+
+    LLVMValueRef ivphi = LLVMBuildPhi(L->b, L->t_i64, "i");
+    LLVMAddIncoming(ivphi, &lo, &pre, 1);
+    LLVMValueRef **phis = lw_alloc(L, (ncar + 1) * sizeof *phis);
+    if (!phis)
+        return;
+    for (uint32_t c = 0; c < ncar; c++) {
+        uint32_t iv = args[3 + c];
+        TirType t = tir_value_type(m, iv);
+        if (t.kind == TY_TILE) {
+            uint32_t n = layout_nregs(&lays[c]);
+            phis[c] = lw_regs(L, n);
+            if (!phis[c])
+                return;
+            for (uint32_t r = 0; r < n; r++) {
+                phis[c][r] = LLVMBuildPhi(L->b, lw_elem_type(L, (TirElem)t.elem), "");
+                LLVMAddIncoming(phis[c][r], &init[c][r], &pre, 1);
+            }
+            lw_set(L, bargs[1 + c], (LVal){.kind = LV_TILE, .regs = phis[c], .lay = lays[c]});
+        } else {
+            phis[c] = lw_regs(L, 1);
+            if (!phis[c])
+                return;
+            phis[c][0] = LLVMBuildPhi(L->b, lw_elem_type(L, (TirElem)t.elem), "");
+            LLVMValueRef s = lw_val(L, iv)->s;
+            LLVMAddIncoming(phis[c][0], &s, &pre, 1);
+            lw_set(L, bargs[1 + c], (LVal){.kind = LV_SCALAR, .s = phis[c][0]});
+        }
+    }
+    LLVMValueRef more = LLVMBuildICmp(L->b, LLVMIntSLT, ivphi, hi, "");
+    LLVMBuildCondBr(L->b, LLVMBuildAnd(L->b, more, posstep, ""), bodybb, exit);
+
+    LLVMPositionBuilderAtEnd(L->b, bodybb);
+    lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = LLVMBuildTrunc(L->b, ivphi, L->t_i32, "")});
+    lw_lower_block(L, in.body); /* everything but the yield */
+    if (L->failed)
+        return;
+    for (uint32_t c = 0; c < ncar; c++) {
+        TirType t = tir_value_type(m, args[3 + c]);
+        if (t.kind == TY_TILE) {
+            LLVMValueRef *y = lw_tile_in(L, yargs[c], &lays[c]);
+            if (!y)
+                return;
+            LLVMBasicBlockRef cur = LLVMGetInsertBlock(L->b);
+            for (uint32_t r = 0; r < layout_nregs(&lays[c]); r++)
+                LLVMAddIncoming(phis[c][r], &y[r], &cur, 1);
+        }
+    }
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    for (uint32_t c = 0; c < ncar; c++)
+        if (tir_value_type(m, args[3 + c]).kind != TY_TILE) {
+            LLVMValueRef s = lw_val(L, yargs[c])->s;
+            LLVMAddIncoming(phis[c][0], &s, &latch, 1);
+        }
+    LLVMValueRef next = LLVMBuildAdd(L->b, ivphi, step, "");
+    LLVMAddIncoming(ivphi, &next, &latch, 1);
+    LLVMBuildBr(L->b, head);
+
+    LLVMPositionBuilderAtEnd(L->b, exit);
+    for (uint32_t c = 0; c < ncar; c++) {
+        if (tir_value_type(m, args[3 + c]).kind == TY_TILE)
+            lw_set(L, in.result + c, (LVal){.kind = LV_TILE, .regs = phis[c], .lay = lays[c]});
+        else
+            lw_set(L, in.result + c, (LVal){.kind = LV_SCALAR, .s = phis[c][0]});
+    }
+}
+
+void lower_YIELD(Lower *L, uint32_t i)
+{
+    (void)L;
+    (void)i; /* handled by lower_FOR */
+}
+
+/* ---- blocks and kernels ---- */
+
+static void set_loc(Lower *L, TirLoc loc)
+{
+    if (!L->dib)
+        return;
+    LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(L->ctx, loc.line, loc.col, L->disp, NULL);
+    LLVMSetCurrentDebugLocation2(L->b, dl);
+}
+
+void lw_lower_block(Lower *L, uint32_t bi)
+{
+    const TirBlock *blk = &L->m->blocks[bi];
+    for (uint32_t k = 0; k < blk->ninsts && !L->failed; k++) {
+        uint32_t i = L->m->pool[blk->insts + k];
+        const TirInst *in = &L->m->insts[i];
+        set_loc(L, in->loc);
+        lower_table[in->op](L, i);
+    }
+}
+
+static LLVMTypeRef param_type(Lower *L, TirType t)
+{
+    return t.kind == TY_PTR ? L->t_ptr : lw_elem_type(L, (TirElem)t.elem);
+}
+
+static void free_kernel_allocs(Lower *L)
+{
+    for (size_t i = 0; i < L->nallocs; i++)
+        free(L->allocs[i]);
+    L->nallocs = 0;
+}
+
+static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
+{
+    const TirModule *m = L->m;
+    const TirKernel *k = &m->kernels[ki];
+    L->k = k;
+    L->threads = k->warps * 32;
+    L->smem_bytes = 0;
+    L->vals = calloc(m->nvalues, sizeof *L->vals);
+    LLVMTypeRef *ptys = calloc(k->nparams + 1, sizeof *ptys);
+    if (!L->vals || !ptys) {
+        free(ptys);
+        free(L->vals);
+        L->vals = NULL;
+        lw_error(L, k->loc, "out of memory");
+        return -1;
+    }
+    const uint32_t *params = m->pool + k->params;
+    for (uint32_t p = 0; p < k->nparams; p++)
+        ptys[p] = param_type(L, tir_value_type(m, params[p]));
+    const char *name = tir_str(m, k->name);
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ptys, k->nparams, 0);
+    free(ptys);
+    L->fn = LLVMAddFunction(L->mod, name, fty);
+    LLVMSetFunctionCallConv(L->fn, LLVMPTXKernelCallConv);
+
+    /* launch bounds: LLVM 19 reads nvvm.annotations, newer LLVM the attribute */
+    char nt[16];
+    snprintf(nt, sizeof nt, "%u", L->threads);
+    LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
+                               LLVMCreateStringAttribute(L->ctx, "nvvm.maxntid", 12, nt, (unsigned)strlen(nt)));
+    LLVMValueRef md[3] = {L->fn, LLVMMDStringInContext(L->ctx, "maxntidx", 8), lw_const_i32(L, L->threads)};
+    LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
+
+    if (L->dib) {
+        LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(L->dib, L->difile, NULL, 0, LLVMDIFlagZero);
+        L->disp = LLVMDIBuilderCreateFunction(L->dib, L->difile, name, strlen(name), name, strlen(name), L->difile,
+                                              k->loc.line, sty, 0, 1, k->loc.line, LLVMDIFlagZero, 1);
+        LLVMSetSubprogram(L->fn, L->disp);
+    }
+
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "entry");
+    LLVMPositionBuilderAtEnd(L->b, entry);
+    set_loc(L, k->loc);
+    for (uint32_t p = 0; p < k->nparams; p++) {
+        LLVMValueRef pv = LLVMGetParam(L->fn, p);
+        TirType t = tir_value_type(m, params[p]);
+        if (t.kind == TY_PTR) {
+            LLVMAddAttributeAtIndex(L->fn, p + 1,
+                                    LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noundef", 7), 0));
+            pv = LLVMBuildAddrSpaceCast(L->b, pv, L->t_gptr, tir_str(m, m->values[params[p]].name));
+        }
+        lw_set(L, params[p], (LVal){.kind = LV_SCALAR, .s = pv});
+    }
+    L->tid = sreg(L, "llvm.nvvm.read.ptx.sreg.tid.x");
+    /* placeholder: resized once the kernel's shared memory need is known */
+    L->smem = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(LLVMInt8TypeInContext(L->ctx), 0), "__tilec_smem_tmp", 3);
+
+    lw_lower_block(L, k->body);
+    if (!L->failed)
+        LLVMBuildRetVoid(L->b);
+
+    /* the real shared array: static up to 48 KB, dynamic (extern) above */
+    uint32_t bytes = (L->smem_bytes + 15) & ~15u;
+    unsigned dyn = 0;
+    LLVMValueRef real = NULL;
+    char gname[300];
+    snprintf(gname, sizeof gname, "__tilec_smem_%s", name);
+    if (bytes > 48 * 1024) {
+        real = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(LLVMInt8TypeInContext(L->ctx), 0), gname, 3);
+        LLVMSetLinkage(real, LLVMExternalLinkage);
+        dyn = bytes;
+    } else if (bytes) {
+        LLVMTypeRef aty = LLVMArrayType(LLVMInt8TypeInContext(L->ctx), bytes);
+        real = LLVMAddGlobalInAddressSpace(L->mod, aty, gname, 3);
+        LLVMSetInitializer(real, LLVMGetUndef(aty));
+        LLVMSetLinkage(real, LLVMInternalLinkage);
+    }
+    if (real) {
+        LLVMSetAlignment(real, 16);
+        LLVMReplaceAllUsesWith(L->smem, real);
+    }
+    LLVMDeleteGlobal(L->smem);
+    L->smem = NULL;
+
+    info->name = strdup(name);
+    info->threads = L->threads;
+    info->shared_bytes = dyn;
+    memcpy(info->grid, k->grid, sizeof info->grid);
+    info->nparams = k->nparams;
+    info->params = calloc(k->nparams + 1, sizeof *info->params);
+    if (!info->name || !info->params)
+        lw_error(L, k->loc, "out of memory");
+    else
+        for (uint32_t p = 0; p < k->nparams; p++)
+            info->params[p] = tir_value_type(m, params[p]);
+    free(L->vals);
+    L->vals = NULL;
+    free_kernel_allocs(L);
+    return L->failed ? -1 : 0;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
+{
+    memset(out, 0, sizeof *out);
+    double t0 = now_ms();
+    Lower L = {.m = m, .o = o, .d = d};
+    L.ctx = LLVMContextCreate();
+    L.mod = LLVMModuleCreateWithNameInContext(m->file, L.ctx);
+    L.b = LLVMCreateBuilderInContext(L.ctx);
+    L.t_i1 = LLVMInt1TypeInContext(L.ctx);
+    L.t_i32 = LLVMInt32TypeInContext(L.ctx);
+    L.t_i64 = LLVMInt64TypeInContext(L.ctx);
+    L.t_f16 = LLVMHalfTypeInContext(L.ctx);
+    L.t_bf16 = LLVMBFloatTypeInContext(L.ctx);
+    L.t_f32 = LLVMFloatTypeInContext(L.ctx);
+    L.t_ptr = LLVMPointerTypeInContext(L.ctx, 0);
+    L.t_gptr = LLVMPointerTypeInContext(L.ctx, 1);
+    L.t_sptr = LLVMPointerTypeInContext(L.ctx, 3);
+
+    if (o->line_info) {
+        L.dib = LLVMCreateDIBuilder(L.mod);
+        const char *f = m->file;
+        const char *slash = strrchr(f, '/');
+        const char *base = slash ? slash + 1 : f;
+        size_t dirlen = slash ? (size_t)(slash - f) : 1;
+        L.difile = LLVMDIBuilderCreateFile(L.dib, base, strlen(base), slash ? f : ".", dirlen);
+        L.dicu = LLVMDIBuilderCreateCompileUnit(L.dib, LLVMDWARFSourceLanguageC11, L.difile, "tilec", 5, 1, "", 0, 0,
+                                                "", 0, LLVMDWARFEmissionLineTablesOnly, 0, 0, 0, "", 0, "", 0);
+        LLVMAddModuleFlag(L.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+                          LLVMValueAsMetadata(lw_const_i32(&L, LLVMDebugMetadataVersion())));
+    }
+
+    out->kernels = calloc(m->nkernels + 1, sizeof *out->kernels);
+    int rc = out->kernels ? 0 : -1;
+    for (uint32_t k = 0; k < m->nkernels && rc == 0; k++) {
+        rc = lower_kernel(&L, k, &out->kernels[k]);
+        out->nkernels = k + 1;
+    }
+    if (L.dib) {
+        LLVMDIBuilderFinalize(L.dib);
+        LLVMDisposeDIBuilder(L.dib);
+    }
+    out->ms_lower = now_ms() - t0;
+    if (rc == 0) {
+        char *err = NULL;
+        if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &err)) {
+            diag_error(d, (TirLoc){0}, "internal error: invalid LLVM IR produced (a tilec bug):\n%s", err);
+            rc = -1;
+        }
+        LLVMDisposeMessage(err);
+    }
+    if (rc == 0)
+        rc = tc_codegen(&L, L.mod, out);
+    if (!out->llvm_ir) { /* keep the unoptimized IR for inspection */
+        char *s = LLVMPrintModuleToString(L.mod);
+        out->llvm_ir = strdup(s ? s : "");
+        LLVMDisposeMessage(s);
+    }
+    free(L.allocs);
+    LLVMDisposeBuilder(L.b);
+    LLVMDisposeModule(L.mod);
+    LLVMContextDispose(L.ctx);
+    return rc;
+}

@@ -1,0 +1,130 @@
+/*
+ * Internals of the tile IR -> LLVM IR lowering (compiler/lower*.c).
+ *
+ * A tile lives in registers, distributed over the program's threads by a
+ * Layout: register r of thread `tid` holds element
+ *     (base_row(tid) + drow(r), base_col(tid) + dcol(r)).
+ * BLOCKED spreads a tile over a tr x tc grid of threads (consecutive threads
+ * on consecutive columns: coalesced global access). MMA is the accumulator
+ * layout of mma.sync m16n8: a wm x wn grid of warps, each holding mt x nt
+ * 16x8 fragments. Operations that need another layout (dot operands,
+ * conversions, reductions, broadcasts) go through shared memory.
+ */
+#ifndef TILEC_LOWER_H
+#define TILEC_LOWER_H
+
+#include "compiler/compiler.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+
+typedef enum { LAYOUT_BLOCKED, LAYOUT_MMA } LayoutKind;
+
+typedef struct {
+    uint8_t kind;
+    uint32_t rows, cols;
+    uint32_t tr, tc;         /* BLOCKED: thread grid (tr * tc = threads) */
+    uint32_t wm, wn, mt, nt; /* MMA: warp grid and fragments per warp */
+} Layout;
+
+uint32_t layout_nregs(const Layout *l);
+void layout_offset(const Layout *l, uint32_t r, uint32_t *drow, uint32_t *dcol);
+int layout_eq(const Layout *a, const Layout *b);
+Layout layout_blocked(uint32_t rows, uint32_t cols, uint32_t threads);
+/* Blocked layout with a square-ish thread grid (FMA dot results). */
+Layout layout_blocked_2d(uint32_t rows, uint32_t cols, uint32_t threads);
+/* The accumulator layout of an MMA dot of this shape, or 0 if the shape is
+ * too small for mma.sync (then the dot uses FMA and a blocked layout). */
+int layout_mma(uint32_t m, uint32_t n, uint32_t k, TirElem in, uint32_t warps, Layout *out);
+
+typedef enum { LV_NONE, LV_SCALAR, LV_SPLAT, LV_TILE, LV_BCAST, LV_VIEW } LValKind;
+
+/* The lowered form of one IR value. */
+typedef struct LVal {
+    uint8_t kind;
+    LLVMValueRef s;          /* SCALAR, SPLAT: the value */
+    LLVMValueRef *regs;      /* TILE */
+    Layout lay;              /* TILE */
+    uint32_t src;            /* BCAST: the IR value broadcast (a 1xC, Rx1 or 1x1 tile) */
+    LLVMValueRef base;       /* VIEW: global pointer */
+    LLVMValueRef dims[3], strides[3]; /* VIEW: i64 */
+    int rank;
+} LVal;
+
+typedef struct Lower {
+    const TirModule *m;
+    const TcOptions *o;
+    Diag *d;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMTypeRef t_i1, t_i32, t_i64, t_f16, t_bf16, t_f32, t_ptr, t_gptr, t_sptr;
+    /* per kernel */
+    const TirKernel *k;
+    LLVMValueRef fn;
+    uint32_t threads;
+    LVal *vals;              /* one per IR value */
+    LLVMValueRef smem;       /* placeholder shared array, replaced at the end */
+    uint32_t smem_bytes;     /* high-water mark */
+    LLVMValueRef tid;
+    /* debug info */
+    LLVMDIBuilderRef dib;
+    LLVMMetadataRef difile, dicu, disp;
+    /* per-kernel allocations (register arrays) */
+    void **allocs;
+    size_t nallocs, cap_allocs;
+    int failed;
+} Lower;
+
+/* lower.c */
+void *lw_alloc(Lower *L, size_t bytes);
+LLVMValueRef *lw_regs(Lower *L, uint32_t n);
+void lw_error(Lower *L, TirLoc loc, const char *fmt, ...);
+LLVMValueRef lw_const_i32(Lower *L, int64_t v);
+LLVMValueRef lw_const_i64(Lower *L, int64_t v);
+LLVMTypeRef lw_elem_type(Lower *L, TirElem e);
+LLVMValueRef lw_call(Lower *L, const char *intrinsic, LLVMTypeRef *overload, unsigned noverload, LLVMValueRef *args,
+                     unsigned nargs);
+LLVMValueRef lw_asm(Lower *L, LLVMTypeRef ret, const char *tmpl, const char *constraints, LLVMValueRef *args,
+                    unsigned nargs, int convergent);
+void lw_barrier(Lower *L);
+const LVal *lw_val(Lower *L, uint32_t v);
+void lw_set(Lower *L, uint32_t v, LVal lv);
+void lw_lower_block(Lower *L, uint32_t block);
+
+/* lower_layout.c */
+LLVMValueRef layout_base_row(Lower *L, const Layout *l);
+LLVMValueRef layout_base_col(Lower *L, const Layout *l);
+/* i1: this thread's register r holds an element of the tile that no other
+ * thread writes (NULL = always true). */
+LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row);
+/* Shared memory of at least `bytes`, 16-byte aligned, starting at offset 0
+ * (each use is bracketed by barriers, so uses may overlap). */
+LLVMValueRef smem_ptr(Lower *L, uint32_t bytes);
+/* Registers of IR value v in layout `to` (converting through shared memory
+ * when needed). */
+LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to);
+/* The layout a tile value has (or the default blocked layout for splats and
+ * broadcasts). */
+Layout lw_layout_of(Lower *L, uint32_t v);
+/* Writes a tile's owned registers to shared memory as a row-major
+ * rows x ld array of elem (no barriers). */
+void smem_store_tile(Lower *L, LLVMValueRef base, uint32_t ld, LLVMValueRef *regs, const Layout *l, TirElem e);
+
+/* lower_dot.c: the layout a dot's result gets (MMA, or blocked for FMA). */
+Layout dot_result_layout(Lower *L, uint32_t inst);
+
+/* lower_mem.c, lower_dot.c, lower_ewise.c: one function per op, named from
+ * the ops table (lower.c builds the dispatch table from ir/ops.h). */
+#define OP(e, name, nargs, flags) void lower_##e(Lower *L, uint32_t inst);
+#include "ir/ops.h"
+#undef OP
+
+/* Element-wise scalar arithmetic shared by ops and reductions. */
+LLVMValueRef ew_apply(Lower *L, TirOp op, TirElem e, LLVMValueRef *x, int n, const TirInst *in);
+LLVMValueRef ew_convert(Lower *L, LLVMValueRef x, TirElem from, TirElem to);
+
+/* codegen.c */
+int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * Register layouts of tiles and conversions between them through shared
+ * memory. Tile dimensions are powers of two (the verifier guarantees it), so
+ * every thread grid below divides the tile or replicates it exactly.
+ */
+#include "compiler/lower.h"
+
+static uint32_t min_u(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+Layout layout_blocked(uint32_t rows, uint32_t cols, uint32_t threads)
+{
+    Layout l = {.kind = LAYOUT_BLOCKED, .rows = rows, .cols = cols};
+    l.tc = min_u(cols, threads);
+    l.tr = threads / l.tc;
+    return l;
+}
+
+Layout layout_blocked_2d(uint32_t rows, uint32_t cols, uint32_t threads)
+{
+    Layout l = {.kind = LAYOUT_BLOCKED, .rows = rows, .cols = cols};
+    uint32_t tc = 1;
+    while (tc * tc < threads)
+        tc *= 2;
+    tc = min_u(tc, cols);
+    while (threads / tc > rows && tc < cols && tc < threads)
+        tc *= 2;
+    l.tc = tc;
+    l.tr = threads / tc;
+    return l;
+}
+
+int layout_mma(uint32_t m, uint32_t n, uint32_t k, TirElem in, uint32_t warps, Layout *out)
+{
+    uint32_t kstep = in == ELEM_F32 ? 8 : 16;
+    if (m < 16 || n < 8 || k < kstep)
+        return 0;
+    /* fewest smem fragment loads per warp: A fragments cost 4 registers per
+     * 16 rows, B fragments 2 per 8 columns; idle warps only when the tile is
+     * too small for all of them */
+    for (uint32_t w = warps; w >= 1; w /= 2) {
+        int best = -1;
+        uint32_t best_cost = 0;
+        for (uint32_t wm = 1; wm <= w; wm *= 2) {
+            uint32_t wn = w / wm;
+            if (wm * 16 > m || wn * 8 > n)
+                continue;
+            uint32_t mt = m / (16 * wm), nt = n / (8 * wn);
+            uint32_t cost = 4 * mt + 2 * nt;
+            if (best < 0 || cost <= best_cost) {
+                best = (int)wm;
+                best_cost = cost;
+            }
+        }
+        if (best > 0) {
+            uint32_t wm = (uint32_t)best, wn = w / wm;
+            *out = (Layout){.kind = LAYOUT_MMA, .rows = m, .cols = n, .wm = wm, .wn = wn,
+                            .mt = m / (16 * wm), .nt = n / (8 * wn)};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+uint32_t layout_nregs(const Layout *l)
+{
+    if (l->kind == LAYOUT_MMA)
+        return l->mt * l->nt * 4;
+    uint32_t ri = l->tr >= l->rows ? 1 : l->rows / l->tr;
+    uint32_t ci = l->tc >= l->cols ? 1 : l->cols / l->tc;
+    return ri * ci;
+}
+
+void layout_offset(const Layout *l, uint32_t r, uint32_t *drow, uint32_t *dcol)
+{
+    if (l->kind == LAYOUT_MMA) {
+        uint32_t f = r / 4, c = r % 4;
+        *drow = (f / l->nt) * 16 + (c >> 1) * 8;
+        *dcol = (f % l->nt) * 8 + (c & 1);
+        return;
+    }
+    uint32_t ci = l->tc >= l->cols ? 1 : l->cols / l->tc;
+    *drow = (r / ci) * l->tr;
+    *dcol = (r % ci) * l->tc;
+}
+
+int layout_eq(const Layout *a, const Layout *b)
+{
+    if (a->kind != b->kind || a->rows != b->rows || a->cols != b->cols)
+        return 0;
+    if (a->kind == LAYOUT_MMA)
+        return a->wm == b->wm && a->wn == b->wn;
+    return a->tr == b->tr && a->tc == b->tc;
+}
+
+LLVMValueRef layout_base_row(Lower *L, const Layout *l)
+{
+    LLVMBuilderRef b = L->b;
+    if (l->kind == LAYOUT_MMA) {
+        LLVMValueRef w = LLVMBuildLShr(b, L->tid, lw_const_i32(L, 5), "");
+        LLVMValueRef wy = LLVMBuildURem(b, LLVMBuildUDiv(b, w, lw_const_i32(L, l->wn), ""), lw_const_i32(L, l->wm), "");
+        LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, lw_const_i32(L, 31), ""), lw_const_i32(L, 2), "");
+        return LLVMBuildAdd(b, LLVMBuildMul(b, wy, lw_const_i32(L, l->mt * 16), ""), g, "row");
+    }
+    return LLVMBuildUDiv(b, L->tid, lw_const_i32(L, l->tc), "row");
+}
+
+LLVMValueRef layout_base_col(Lower *L, const Layout *l)
+{
+    LLVMBuilderRef b = L->b;
+    if (l->kind == LAYOUT_MMA) {
+        LLVMValueRef w = LLVMBuildLShr(b, L->tid, lw_const_i32(L, 5), "");
+        LLVMValueRef wx = LLVMBuildURem(b, w, lw_const_i32(L, l->wn), "");
+        LLVMValueRef t = LLVMBuildAnd(b, L->tid, lw_const_i32(L, 3), "");
+        return LLVMBuildAdd(b, LLVMBuildMul(b, wx, lw_const_i32(L, l->nt * 8), ""),
+                            LLVMBuildShl(b, t, lw_const_i32(L, 1), ""), "col");
+    }
+    return LLVMBuildURem(b, L->tid, lw_const_i32(L, l->tc), "col");
+}
+
+LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row)
+{
+    (void)r;
+    if (l->kind == LAYOUT_MMA) {
+        if (l->wm * l->wn * 32 >= L->threads)
+            return NULL;
+        return LLVMBuildICmp(L->b, LLVMIntULT, L->tid, lw_const_i32(L, l->wm * l->wn * 32), "");
+    }
+    if (l->tr <= l->rows)
+        return NULL;
+    return LLVMBuildICmp(L->b, LLVMIntULT, base_row, lw_const_i32(L, l->rows), "");
+}
+
+LLVMValueRef smem_ptr(Lower *L, uint32_t bytes)
+{
+    if (bytes > L->smem_bytes)
+        L->smem_bytes = bytes;
+    return L->smem;
+}
+
+/* Row pitch of a staging array: one extra element breaks the power-of-two
+ * stride that would put a warp's column accesses on one bank. */
+static uint32_t pitch(uint32_t cols, TirElem e) { return cols + (tir_elem_bits(e) == 16 ? 2 : 1); }
+
+static LLVMValueRef smem_addr(Lower *L, LLVMValueRef base, TirElem e, LLVMValueRef idx)
+{
+    return LLVMBuildGEP2(L->b, lw_elem_type(L, e), base, &idx, 1, "");
+}
+
+/* Runs `store` only where `cond` holds (cond NULL: always). */
+static void guarded_store(Lower *L, LLVMValueRef cond, LLVMValueRef val, LLVMValueRef addr)
+{
+    if (!cond) {
+        LLVMBuildStore(L->b, val, addr);
+        return;
+    }
+    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "st");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+    LLVMBuildCondBr(L->b, cond, yes, next);
+    LLVMPositionBuilderAtEnd(L->b, yes);
+    LLVMBuildStore(L->b, val, addr);
+    LLVMBuildBr(L->b, next);
+    LLVMPositionBuilderAtEnd(L->b, next);
+}
+
+void smem_store_tile(Lower *L, LLVMValueRef base, uint32_t ld, LLVMValueRef *regs, const Layout *l, TirElem e)
+{
+    LLVMValueRef row0 = layout_base_row(L, l), col0 = layout_base_col(L, l);
+    LLVMValueRef own = layout_owns(L, l, 0, row0);
+    for (uint32_t r = 0; r < layout_nregs(l); r++) {
+        uint32_t dr, dc;
+        layout_offset(l, r, &dr, &dc);
+        LLVMValueRef row = LLVMBuildAdd(L->b, row0, lw_const_i32(L, dr), "");
+        LLVMValueRef col = LLVMBuildAdd(L->b, col0, lw_const_i32(L, dc), "");
+        LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, "");
+        guarded_store(L, own, regs[r], smem_addr(L, base, e, idx));
+    }
+}
+
+/* Reads element (row % srows, col % scols) of a rows' x ld shared array for
+ * every register of layout `to`: a plain read when the shapes match, a
+ * broadcast when the source has one row or column. */
+static LLVMValueRef *smem_load_tile(Lower *L, LLVMValueRef base, uint32_t ld, uint32_t srows, uint32_t scols,
+                                    const Layout *to, TirElem e)
+{
+    uint32_t n = layout_nregs(to);
+    LLVMValueRef *regs = lw_regs(L, n);
+    if (!regs)
+        return NULL;
+    LLVMValueRef row0 = layout_base_row(L, to), col0 = layout_base_col(L, to);
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t dr, dc;
+        layout_offset(to, r, &dr, &dc);
+        LLVMValueRef row = srows == 1 ? lw_const_i32(L, 0) : LLVMBuildAdd(L->b, row0, lw_const_i32(L, dr), "");
+        LLVMValueRef col = scols == 1 ? lw_const_i32(L, 0) : LLVMBuildAdd(L->b, col0, lw_const_i32(L, dc), "");
+        if (srows != 1 && to->tr > to->rows) /* replicated rows: stay inside the array */
+            row = LLVMBuildURem(L->b, row, lw_const_i32(L, srows), "");
+        LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, "");
+        regs[r] = LLVMBuildLoad2(L->b, lw_elem_type(L, e), smem_addr(L, base, e, idx), "");
+    }
+    return regs;
+}
+
+Layout lw_layout_of(Lower *L, uint32_t v)
+{
+    const LVal *lv = lw_val(L, v);
+    if (lv->kind == LV_TILE)
+        return lv->lay;
+    TirType t = tir_value_type(L->m, v);
+    uint32_t def = tir_value_def_inst(L->m, v);
+    if (lv->kind == LV_NONE && def && L->m->insts[def].op == OP_DOT)
+        return dot_result_layout(L, def);
+    return layout_blocked(t.dim[0], t.dim[1], L->threads);
+}
+
+LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)
+{
+    const LVal *lv = lw_val(L, v);
+    TirType t = tir_value_type(L->m, v);
+    TirElem e = (TirElem)t.elem;
+    uint32_t n = layout_nregs(to);
+    if (lv->kind == LV_TILE && layout_eq(&lv->lay, to))
+        return lv->regs;
+    if (lv->kind == LV_SPLAT || lv->kind == LV_SCALAR) {
+        LLVMValueRef *regs = lw_regs(L, n);
+        for (uint32_t r = 0; regs && r < n; r++)
+            regs[r] = lv->s;
+        return regs;
+    }
+    if (lv->kind == LV_BCAST) {
+        const LVal *src = lw_val(L, lv->src);
+        TirType st = tir_value_type(L->m, lv->src);
+        if (src->kind == LV_SPLAT) {
+            LLVMValueRef *regs = lw_regs(L, n);
+            for (uint32_t r = 0; regs && r < n; r++)
+                regs[r] = src->s;
+            return regs;
+        }
+        if (src->kind != LV_TILE)
+            goto bad;
+        uint32_t ld = pitch(st.dim[1], e);
+        LLVMValueRef base = smem_ptr(L, st.dim[0] * ld * (uint32_t)tir_elem_bits(e) / 8);
+        lw_barrier(L);
+        smem_store_tile(L, base, ld, src->regs, &src->lay, e);
+        lw_barrier(L);
+        LLVMValueRef *regs = smem_load_tile(L, base, ld, st.dim[0], st.dim[1], to, e);
+        return regs;
+    }
+    if (lv->kind == LV_TILE) {
+        uint32_t ld = pitch(t.dim[1], e);
+        LLVMValueRef base = smem_ptr(L, t.dim[0] * ld * (uint32_t)tir_elem_bits(e) / 8);
+        lw_barrier(L);
+        smem_store_tile(L, base, ld, lv->regs, &lv->lay, e);
+        lw_barrier(L);
+        return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
+    }
+bad:
+    lw_error(L, (TirLoc){0}, "internal error: value %%%u used before it was lowered", v);
+    return NULL;
+}

@@ -1,0 +1,177 @@
+/*
+ * Views, tile loads and tile stores: the only code that touches global
+ * memory, and the only place bounds are handled.
+ *
+ * Loads never access memory outside the view: each element's coordinates
+ * are clamped into the view (so the address is always that of an in-view
+ * element, no per-element branch) and the value is replaced by the padding
+ * where the element lies outside; a view with no elements skips the load
+ * entirely. Stores write in-view elements only, each behind its predicate.
+ */
+#include "compiler/lower.h"
+
+static LLVMValueRef sext64(Lower *L, uint32_t v)
+{
+    LLVMValueRef s = lw_val(L, v)->s;
+    if (LLVMTypeOf(s) == L->t_i64)
+        return s;
+    return LLVMBuildSExt(L->b, s, L->t_i64, "");
+}
+
+void lower_VIEW(Lower *L, uint32_t i)
+{
+    const TirInst *in = &L->m->insts[i];
+    const uint32_t *a = tir_args(L->m, in);
+    LVal v = {.kind = LV_VIEW, .rank = in->ival, .base = lw_val(L, a[0])->s};
+    for (int d = 0; d < v.rank; d++) {
+        v.dims[d] = sext64(L, a[1 + d]);
+        v.strides[d] = sext64(L, a[1 + v.rank + d]);
+    }
+    lw_set(L, in->result, v);
+}
+
+/* 0 <= x < d, signed (d <= 0: never) */
+static LLVMValueRef in_range(Lower *L, LLVMValueRef x, LLVMValueRef d)
+{
+    LLVMValueRef ge = LLVMBuildICmp(L->b, LLVMIntSGE, x, lw_const_i64(L, 0), "");
+    return LLVMBuildAnd(L->b, ge, LLVMBuildICmp(L->b, LLVMIntSLT, x, d, ""), "");
+}
+
+/* The 2-D part of an access: base pointer of the addressed matrix, its
+ * extents and strides, the tile origin, and whether any element exists. */
+typedef struct {
+    LLVMValueRef base, d0, d1, s0, s1, i0, i1, nonempty;
+} Access;
+
+static Access access_of(Lower *L, const TirInst *in, uint32_t view_arg)
+{
+    const uint32_t *a = tir_args(L->m, in);
+    const LVal *v = lw_val(L, a[view_arg]);
+    const uint32_t *idx = a + view_arg + 1;
+    Access x = {.base = v->base};
+    int o = v->rank - 2; /* 1 for a batched view */
+    x.d0 = v->dims[o];
+    x.d1 = v->dims[o + 1];
+    x.s0 = v->strides[o];
+    x.s1 = v->strides[o + 1];
+    x.i0 = sext64(L, idx[o]);
+    x.i1 = sext64(L, idx[o + 1]);
+    LLVMValueRef pos = lw_const_i64(L, 0);
+    x.nonempty = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntSGT, x.d0, pos, ""),
+                              LLVMBuildICmp(L->b, LLVMIntSGT, x.d1, pos, ""), "nonempty");
+    if (o) {
+        LLVMValueRef bi = sext64(L, idx[0]);
+        x.nonempty = LLVMBuildAnd(L->b, x.nonempty, in_range(L, bi, v->dims[0]), "");
+        /* only dereferenced when the batch index is in range */
+        LLVMValueRef off = LLVMBuildMul(L->b, bi, v->strides[0], "");
+        x.base = LLVMBuildGEP2(L->b, lw_elem_type(L, (TirElem)in->type.elem), x.base, &off, 1, "batch");
+    }
+    return x;
+}
+
+static LLVMValueRef element_addr(Lower *L, const Access *x, TirElem e, LLVMValueRef r, LLVMValueRef c)
+{
+    LLVMValueRef off = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, r, x->s0, ""), LLVMBuildMul(L->b, c, x->s1, ""), "");
+    return LLVMBuildGEP2(L->b, lw_elem_type(L, e), x->base, &off, 1, "");
+}
+
+static LLVMValueRef pad_value(Lower *L, TirElem e, double pad)
+{
+    if (tir_elem_is_float(e))
+        return LLVMConstReal(lw_elem_type(L, e), pad);
+    return LLVMConstInt(lw_elem_type(L, e), (unsigned long long)(long long)pad, 1);
+}
+
+static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
+{
+    LLVMTypeRef t = L->t_i64;
+    LLVMValueRef hi[2] = {x, LLVMBuildSub(L->b, d, lw_const_i64(L, 1), "")};
+    LLVMValueRef y = lw_call(L, "llvm.smin", &t, 1, hi, 2);
+    LLVMValueRef lo[2] = {y, lw_const_i64(L, 0)};
+    return lw_call(L, "llvm.smax", &t, 1, lo, 2);
+}
+
+void lower_LOAD(Lower *L, uint32_t i)
+{
+    const TirInst *in = &L->m->insts[i];
+    TirElem e = (TirElem)in->type.elem;
+    /* an access through a batched view also uses the element type for its GEP */
+    Access x = access_of(L, in, 0);
+    Layout lay = layout_blocked(in->type.dim[0], in->type.dim[1], L->threads);
+    uint32_t n = layout_nregs(&lay);
+    LLVMValueRef *regs = lw_regs(L, n);
+    LLVMValueRef *loaded = lw_regs(L, n);
+    if (!regs || !loaded)
+        return;
+    LLVMValueRef pad = pad_value(L, e, in->fval);
+
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef ld = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "load");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "loaded");
+    LLVMBuildCondBr(L->b, x.nonempty, ld, done);
+    LLVMPositionBuilderAtEnd(L->b, ld);
+    LLVMValueRef row0 = LLVMBuildZExt(L->b, layout_base_row(L, &lay), L->t_i64, "");
+    LLVMValueRef col0 = LLVMBuildZExt(L->b, layout_base_col(L, &lay), L->t_i64, "");
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t dr, dc;
+        layout_offset(&lay, r, &dr, &dc);
+        LLVMValueRef gr = LLVMBuildAdd(L->b, x.i0, LLVMBuildAdd(L->b, row0, lw_const_i64(L, dr), ""), "");
+        LLVMValueRef gc = LLVMBuildAdd(L->b, x.i1, LLVMBuildAdd(L->b, col0, lw_const_i64(L, dc), ""), "");
+        LLVMValueRef inb = LLVMBuildAnd(L->b, in_range(L, gr, x.d0), in_range(L, gc, x.d1), "");
+        LLVMValueRef addr = element_addr(L, &x, e, clamp(L, gr, x.d0), clamp(L, gc, x.d1));
+        LLVMValueRef v = LLVMBuildLoad2(L->b, lw_elem_type(L, e), addr, "");
+        loaded[r] = LLVMBuildSelect(L->b, inb, v, pad, "");
+    }
+    LLVMBasicBlockRef ld_end = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    for (uint32_t r = 0; r < n; r++) {
+        regs[r] = LLVMBuildPhi(L->b, lw_elem_type(L, e), "");
+        LLVMValueRef vals[2] = {loaded[r], pad};
+        LLVMBasicBlockRef bbs[2] = {ld_end, from};
+        LLVMAddIncoming(regs[r], vals, bbs, 2);
+    }
+    lw_set(L, in->result, (LVal){.kind = LV_TILE, .regs = regs, .lay = lay});
+}
+
+void lower_STORE(Lower *L, uint32_t i)
+{
+    const TirInst *in = &L->m->insts[i];
+    uint32_t tv = tir_args(L->m, in)[0];
+    TirType t = tir_value_type(L->m, tv);
+    TirElem e = (TirElem)t.elem;
+    TirInst typed = *in; /* access_of reads the element type from the instruction */
+    typed.type = t;
+    Access x = access_of(L, &typed, 1);
+    Layout lay = lw_layout_of(L, tv);
+    LLVMValueRef *regs = lw_tile_in(L, tv, &lay);
+    if (!regs)
+        return;
+
+    LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "stored");
+    LLVMBuildCondBr(L->b, x.nonempty, st, done);
+    LLVMPositionBuilderAtEnd(L->b, st);
+    LLVMValueRef row32 = layout_base_row(L, &lay);
+    LLVMValueRef own = layout_owns(L, &lay, 0, row32);
+    LLVMValueRef row0 = LLVMBuildZExt(L->b, row32, L->t_i64, "");
+    LLVMValueRef col0 = LLVMBuildZExt(L->b, layout_base_col(L, &lay), L->t_i64, "");
+    for (uint32_t r = 0; r < layout_nregs(&lay); r++) {
+        uint32_t dr, dc;
+        layout_offset(&lay, r, &dr, &dc);
+        LLVMValueRef gr = LLVMBuildAdd(L->b, x.i0, LLVMBuildAdd(L->b, row0, lw_const_i64(L, dr), ""), "");
+        LLVMValueRef gc = LLVMBuildAdd(L->b, x.i1, LLVMBuildAdd(L->b, col0, lw_const_i64(L, dc), ""), "");
+        LLVMValueRef ok = LLVMBuildAnd(L->b, in_range(L, gr, x.d0), in_range(L, gc, x.d1), "");
+        if (own)
+            ok = LLVMBuildAnd(L->b, ok, own, "");
+        LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "st");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+        LLVMBuildCondBr(L->b, ok, yes, next);
+        LLVMPositionBuilderAtEnd(L->b, yes);
+        LLVMBuildStore(L->b, regs[r], element_addr(L, &x, e, gr, gc));
+        LLVMBuildBr(L->b, next);
+        LLVMPositionBuilderAtEnd(L->b, next);
+    }
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+}

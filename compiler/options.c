@@ -1,0 +1,96 @@
+/*
+ * Compile options, spelled the same way on the command line and in the
+ * library (tilecCompileProgram), so a flag that works in one works in both.
+ */
+#include "compiler/compiler.h"
+
+#include <string.h>
+#include <stdio.h>
+
+void tc_options_default(TcOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->arch = ARCH_SM90A;
+    o->precision = PREC_TF32_RNA;
+    o->opt_level = 3;
+    o->verify = 1;
+    o->line_info = 1;
+}
+
+const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a"; }
+
+/* The passes --dump-after accepts (pipeline.c runs them in this order). */
+static const char *const pass_names[] = {"parse", "precision", NULL};
+
+static int starts(const char *s, const char *prefix, const char **rest)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(s, prefix, n) != 0)
+        return 0;
+    *rest = s + n;
+    return 1;
+}
+
+int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
+{
+    const char *v;
+    if (!opt) {
+        sb_puts(err, "error: NULL option\n");
+        return -1;
+    }
+    if (starts(opt, "--arch=", &v)) {
+        if (!strcmp(v, "sm_80"))
+            o->arch = ARCH_SM80;
+        else if (!strcmp(v, "sm_90a"))
+            o->arch = ARCH_SM90A;
+        else {
+            sb_printf(err, "error: unknown target '%s' in '%s'; supported targets: sm_80, sm_90a\n", v, opt);
+            return -1;
+        }
+        return 0;
+    }
+    if (starts(opt, "--precision=", &v)) {
+        TirPrecision p = tir_precision_lookup(v, strlen(v));
+        if (p == PREC_DEFAULT) {
+            sb_printf(err, "error: unknown precision '%s'; use one of ieee, tf32-trunc, tf32-rna, tf32-rne, 3xtf32\n", v);
+            return -1;
+        }
+        o->precision = p;
+        return 0;
+    }
+    if (opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '3' && opt[3] == 0) {
+        o->opt_level = opt[2] - '0';
+        return 0;
+    }
+    if (starts(opt, "--dump-after=", &v)) {
+        int ok = !strcmp(v, "all");
+        for (int i = 0; pass_names[i] && !ok; i++)
+            ok = !strcmp(v, pass_names[i]);
+        if (!ok || strlen(v) >= sizeof o->dump_after) {
+            sb_printf(err, "error: unknown pass '%s' in --dump-after; use all, parse or precision\n", v);
+            return -1;
+        }
+        strcpy(o->dump_after, v);
+        return 0;
+    }
+    if (!strcmp(opt, "--no-verify")) {
+        o->verify = 0;
+        return 0;
+    }
+    if (!strcmp(opt, "-g0")) {
+        o->line_info = 0;
+        return 0;
+    }
+    if (!strcmp(opt, "-g")) {
+        o->line_info = 1;
+        return 0;
+    }
+    sb_printf(err, "error: unknown option '%s'\n", opt);
+    return -1;
+}
+
+void tc_options_str(const TcOptions *o, StrBuf *out)
+{
+    sb_printf(out, "--arch=%s --precision=%s -O%d%s%s", tc_arch_name(o->arch), tir_precision_name(o->precision),
+              o->opt_level, o->line_info ? "" : " -g0", o->verify ? "" : " --no-verify");
+}

@@ -1,0 +1,129 @@
+/*
+ * The whole compile, in order. Every stage is listed here and nowhere else:
+ *
+ *   parse (ir/parse.c)            .tir text -> tile IR
+ *   verify (ir/verify.c)          after parsing and after every pass
+ *   precision (pass_precision.c)  f32 dots -> explicit TF32 rounding / 3xTF32 split
+ *   lower (lower*.c)              tile IR -> LLVM IR (NVPTX)
+ *   optimize + codegen (codegen.c) LLVM new pass manager, NVPTX -> PTX
+ *
+ * --dump-after=all|<pass> records the tile IR after the named passes.
+ */
+#include "compiler/compiler.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static char *print_module(const TirModule *m)
+{
+    StrBuf b;
+    sb_init(&b);
+    tir_print(m, &b);
+    return sb_take(&b);
+}
+
+static int wants_dump(const TcOptions *o, const char *pass)
+{
+    return !strcmp(o->dump_after, "all") || !strcmp(o->dump_after, pass);
+}
+
+/* Verifies between passes; an error here is a compiler bug, said so. */
+static int verify_after(const TirModule *m, const TcOptions *o, const char *pass, Diag *d)
+{
+    if (!o->verify)
+        return 0;
+    int before = d->nerrors;
+    tir_verify(m, d);
+    if (d->nerrors > before) {
+        diag_note(d, (TirLoc){0}, "the tile IR is invalid after pass '%s' (a tilec bug; --no-verify skips the check)", pass);
+        return -1;
+    }
+    return 0;
+}
+
+static void dump(const TirModule *m, const TcOptions *o, const char *pass, StrBuf *passes)
+{
+    if (!wants_dump(o, pass))
+        return;
+    sb_printf(passes, "// ----- tile IR after %s -----\n", pass);
+    tir_print(m, passes);
+}
+
+int tc_compile(const char *file, const char *src, size_t len, const TcOptions *opts, TcResult *out, StrBuf *log)
+{
+    memset(out, 0, sizeof *out);
+    Diag d;
+    diag_init(&d, file, src, len);
+    StrBuf passes;
+    sb_init(&passes);
+    int rc = -1;
+    TirModule *m = tir_module_new(file);
+    if (!m) {
+        sb_puts(log, "error: out of memory\n");
+        goto done;
+    }
+
+    double t0 = now_ms();
+    if (tir_parse(m, src, len, &d) != 0 || d.nerrors)
+        goto done;
+    if (verify_after(m, opts, "parse", &d))
+        goto done;
+    out->tir_input = print_module(m);
+    dump(m, opts, "parse", &passes);
+    out->ms_parse = now_ms() - t0;
+
+    t0 = now_ms();
+    if (pass_precision(m, opts->precision, &d) != 0 || verify_after(m, opts, "precision", &d))
+        goto done;
+    dump(m, opts, "precision", &passes);
+    out->tir = print_module(m);
+    out->ms_passes = now_ms() - t0;
+
+    TcLowered low = {0};
+    int lrc = tc_lower(m, opts, &low, &d);
+    out->llvm_ir = low.llvm_ir;
+    out->ptx = low.ptx;
+    out->kernels = low.kernels;
+    out->nkernels = low.nkernels;
+    out->ms_lower = low.ms_lower;
+    out->ms_opt = low.ms_opt;
+    out->ms_codegen = low.ms_codegen;
+    if (lrc != 0 || d.nerrors)
+        goto done;
+    rc = 0;
+done:
+    if (m && m->oom)
+        sb_puts(log, "error: out of memory (or an IR size limit was exceeded)\n");
+    sb_putn(log, d.log.data ? d.log.data : "", d.log.len);
+    if (rc != 0 && !d.nerrors && !(m && m->oom) && log->len == 0)
+        sb_puts(log, "error: compilation failed\n");
+    out->tir_passes = sb_take(&passes);
+    diag_free(&d);
+    tir_module_free(m);
+    return rc;
+}
+
+void tc_result_free(TcResult *r)
+{
+    if (!r)
+        return;
+    free(r->tir_input);
+    free(r->tir);
+    free(r->tir_passes);
+    free(r->llvm_ir);
+    free(r->ptx);
+    for (unsigned i = 0; i < r->nkernels; i++) {
+        free(r->kernels[i].name);
+        free(r->kernels[i].params);
+    }
+    free(r->kernels);
+    memset(r, 0, sizeof *r);
+}

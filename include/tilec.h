@@ -1,0 +1,127 @@
+/*
+ * tilec: embed the tile-kernel compiler and its CUDA runtime.
+ *
+ * Shaped like NVRTC: create a program from .tir source, compile it with
+ * string options (the same names as the `tilec` command's flags), read the
+ * log / PTX / tile IR / LLVM IR, load it on a device, launch its kernels,
+ * destroy everything explicitly. Every call returns a tilecResult; failures
+ * leave a readable explanation in the program's or runtime's log. Nothing in
+ * the library calls exit(), and separate programs may be compiled from
+ * separate threads at once.
+ *
+ * The CUDA driver (libcuda.so.1) is loaded on first use of a runtime call;
+ * without it, runtime calls return TILEC_ERROR_NO_DRIVER and compiling still
+ * works.
+ */
+#ifndef TILEC_H
+#define TILEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TILEC_API __attribute__((visibility("default")))
+#else
+#define TILEC_API
+#endif
+
+typedef enum {
+    TILEC_SUCCESS = 0,
+    TILEC_ERROR_INVALID_ARGUMENT,  /* NULL handle, bad index, ... */
+    TILEC_ERROR_INVALID_OPTION,    /* unknown or malformed compile option; see the log */
+    TILEC_ERROR_OUT_OF_MEMORY,     /* host memory */
+    TILEC_ERROR_COMPILATION,       /* the source has errors; diagnostics in the log */
+    TILEC_ERROR_INVALID_STATE,     /* e.g. asking for PTX before a successful compile */
+    TILEC_ERROR_NOT_FOUND,         /* no kernel of that name */
+    TILEC_ERROR_NO_DRIVER,         /* libcuda.so.1 could not be loaded */
+    TILEC_ERROR_NO_DEVICE,         /* the driver reports no usable GPU */
+    TILEC_ERROR_JIT,               /* the driver rejected the PTX; its JIT log is in the log */
+    TILEC_ERROR_LAUNCH,            /* launch or execution failed; CUDA error name in the log */
+    TILEC_ERROR_CUDA,              /* another driver call failed; CUDA error name in the log */
+    TILEC_ERROR_CACHE,             /* the kernel cache could not be used (never fatal on its own) */
+    TILEC_ERROR_COUNT
+} tilecResult;
+
+/* A static string naming the result, e.g. "TILEC_ERROR_JIT". */
+TILEC_API const char *tilecGetErrorString(tilecResult r);
+/* "tilec 0.1.0 (LLVM 19.1.7)" */
+TILEC_API const char *tilecVersion(void);
+
+/* ---- compiling ------------------------------------------------------------ */
+
+typedef struct tilecProgram_st *tilecProgram;
+
+/* src need not be NUL-terminated; name is used in diagnostics (may be NULL). */
+TILEC_API tilecResult tilecCreateProgram(tilecProgram *prog, const char *src, size_t len, const char *name);
+/* Options: "--arch=sm_80|sm_90a", "--precision=ieee|tf32-trunc|tf32-rna|tf32-rne|3xtf32",
+ * "-O0".."-O3", "--dump-after=all|PASS" (tile IR after each pass, see
+ * tilecGetStage), "--no-verify", "-g0" (no line info). */
+TILEC_API tilecResult tilecCompileProgram(tilecProgram prog, int nopts, const char *const *opts);
+/* The log: diagnostics, warnings and notes of the last compile; never NULL
+ * for a valid program. Valid until the next compile or destroy. */
+TILEC_API tilecResult tilecGetProgramLog(tilecProgram prog, const char **log);
+TILEC_API tilecResult tilecGetPTX(tilecProgram prog, const char **ptx, size_t *size);
+
+typedef enum {
+    TILEC_STAGE_TIR_INPUT,  /* tile IR as parsed */
+    TILEC_STAGE_TIR,        /* tile IR after all passes */
+    TILEC_STAGE_TIR_PASSES, /* tile IR after each pass (with --dump-after) */
+    TILEC_STAGE_LLVM,       /* LLVM IR after optimization */
+    TILEC_STAGE_PTX
+} tilecStage;
+TILEC_API tilecResult tilecGetStage(tilecProgram prog, tilecStage stage, const char **text);
+TILEC_API tilecResult tilecDestroyProgram(tilecProgram *prog);
+
+/* Per-kernel facts of a compiled program. */
+typedef struct {
+    const char *name;
+    unsigned threads;       /* per program (block) */
+    unsigned shared_bytes;  /* dynamic shared memory the launch needs */
+    unsigned grid[3];       /* the kernel's grid(...) attribute, 0 if none */
+    unsigned nparams;
+} tilecKernelInfo;
+TILEC_API tilecResult tilecGetKernelCount(tilecProgram prog, unsigned *count);
+TILEC_API tilecResult tilecGetKernelInfo(tilecProgram prog, unsigned index, tilecKernelInfo *info);
+
+/* ---- running ---------------------------------------------------------------- */
+
+typedef struct tilecRuntime_st *tilecRuntime;   /* a device + its context + the cache */
+typedef struct tilecModule_st *tilecModule;     /* a loaded program */
+typedef struct tilecStream_st *tilecStream;     /* NULL = the default stream */
+typedef uint64_t tilecDevicePtr;
+
+TILEC_API tilecResult tilecRuntimeCreate(tilecRuntime *rt, int device);
+/* Last error explanation of the runtime (CUDA error names, JIT log, cache notes). */
+TILEC_API tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log);
+/* "NVIDIA H200 (sm_90)" */
+TILEC_API tilecResult tilecRuntimeDeviceName(tilecRuntime rt, const char **name);
+TILEC_API tilecResult tilecRuntimeComputeCapability(tilecRuntime rt, int *major, int *minor);
+TILEC_API tilecResult tilecRuntimeDestroy(tilecRuntime *rt);
+
+/* Loads a compiled program (through the kernel cache). */
+TILEC_API tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod);
+/* Compiles (or finds in the cache) and loads source in one step. */
+TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name,
+                                            int nopts, const char *const *opts, tilecModule *mod);
+/* args[i] points to the value of parameter i (a tilecDevicePtr for ptr<...>,
+ * an int32_t / int64_t / float for scalars). grid NULL = the kernel's grid(...). */
+TILEC_API tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid[3],
+                                  tilecStream stream, void **args);
+TILEC_API tilecResult tilecModuleUnload(tilecModule *mod);
+
+/* Device memory and streams, so that embedders need no CUDA runtime. */
+TILEC_API tilecResult tilecMalloc(tilecRuntime rt, tilecDevicePtr *p, size_t bytes);
+TILEC_API tilecResult tilecFree(tilecRuntime rt, tilecDevicePtr p);
+TILEC_API tilecResult tilecMemcpyHtoD(tilecRuntime rt, tilecDevicePtr dst, const void *src, size_t bytes);
+TILEC_API tilecResult tilecMemcpyDtoH(tilecRuntime rt, void *dst, tilecDevicePtr src, size_t bytes);
+TILEC_API tilecResult tilecMemsetD8(tilecRuntime rt, tilecDevicePtr dst, unsigned char value, size_t bytes);
+TILEC_API tilecResult tilecSynchronize(tilecRuntime rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,80 @@
+/*
+ * The CUDA driver, loaded at run time.
+ *
+ * cuda_api.c is the only file that includes cuda.h. It dlopen()s
+ * libcuda.so.1 once per process (pthread_once), resolves the entry points
+ * at the ABI versions this file was written against, and wraps each call so
+ * that a failure comes back as a tilecResult plus one line in the caller's
+ * log: "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access
+ * was encountered)". Handles cross this interface as void * / uint64_t, so
+ * nothing else in tilec depends on cuda.h.
+ *
+ * Context rule: the cu_* calls below that take no CuDevice act on the
+ * current context; callers bracket them with cu_ctx_enter / cu_ctx_leave,
+ * which push and pop the device's primary context and so leave whatever
+ * context the host application had current untouched.
+ */
+#ifndef TILEC_CUDA_API_H
+#define TILEC_CUDA_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "tilec.h"
+
+typedef struct {
+    int ordinal;
+    int handle;           /* CUdevice */
+    void *ctx;            /* CUcontext: the primary context, retained */
+    char name[256];
+    int cc_major, cc_minor;
+    int driver_version;   /* e.g. 12080 for CUDA 12.8 */
+    int max_shared_optin; /* dynamic shared memory a block may opt in to */
+} CuDevice;
+
+/* Loads the driver and runs cuInit once per process; later calls return the
+ * first outcome again (with its message appended to log). TILEC_ERROR_NO_DRIVER
+ * when libcuda.so.1 is missing or too old, NO_DEVICE when the driver sees no
+ * GPU, CUDA for other cuInit failures. */
+tilecResult cu_driver_load(StrBuf *log);
+
+tilecResult cu_device_count(int *count, StrBuf *log);
+/* Fills d and retains the device's primary context. */
+tilecResult cu_device_open(int ordinal, CuDevice *d, StrBuf *log);
+/* Releases the primary context retained by cu_device_open. */
+void cu_device_close(CuDevice *d);
+
+tilecResult cu_ctx_enter(const CuDevice *d, StrBuf *log);
+void cu_ctx_leave(void);
+
+/* PTX -> cubin through the driver's linker (cuLink*). On success *cubin is
+ * a malloc'ed copy owned by the caller. TILEC_ERROR_JIT with the JIT's error
+ * and info logs when the PTX is rejected; TILEC_ERROR_NOT_FOUND (and no log
+ * line) when this driver has no linker entry points, so that the caller can
+ * fall back to cu_module_load_ptx. */
+tilecResult cu_link_ptx(const char *ptx, size_t len, const char *name, void **cubin, size_t *cubin_len,
+                        StrBuf *log);
+/* cuModuleLoadDataEx on NUL-terminated PTX, with the JIT logs on failure. */
+tilecResult cu_module_load_ptx(const char *ptx, void **mod, StrBuf *log);
+/* cuModuleLoadData on a cubin image. */
+tilecResult cu_module_load_cubin(const void *cubin, void **mod, StrBuf *log);
+tilecResult cu_module_unload(void *mod, StrBuf *log);
+tilecResult cu_module_function(void *mod, const char *name, void **fn, StrBuf *log);
+/* Raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to bytes. */
+tilecResult cu_func_set_max_dynamic_shared(void *fn, unsigned bytes, StrBuf *log);
+
+/* cuLaunchKernel with a 1-D block of `threads`. stream NULL = the legacy
+ * default stream. Launch and execution failures are TILEC_ERROR_LAUNCH. */
+tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,
+                      void **args, StrBuf *log);
+
+tilecResult cu_mem_alloc(uint64_t *p, size_t bytes, StrBuf *log);
+tilecResult cu_mem_free(uint64_t p, StrBuf *log);
+tilecResult cu_memcpy_htod(uint64_t dst, const void *src, size_t bytes, StrBuf *log);
+tilecResult cu_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, StrBuf *log);
+tilecResult cu_memset_d8(uint64_t dst, unsigned char value, size_t bytes, StrBuf *log);
+/* stream NULL: the whole context (cuCtxSynchronize). */
+tilecResult cu_synchronize(void *stream, StrBuf *log);
+
+#endif

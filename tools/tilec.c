@@ -1,0 +1,183 @@
+/*
+ * tilec: compile a .tir tile kernel to PTX (or show the tile IR / LLVM IR).
+ * Exit status: 0 success, 1 a diagnosed error in the input, 2 bad usage.
+ */
+#include "compiler/compiler.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TILEC_VERSION
+#define TILEC_VERSION "?"
+#endif
+#ifndef TILEC_LLVM_VERSION
+#define TILEC_LLVM_VERSION "?"
+#endif
+
+static const char usage[] =
+    "usage: tilec [options] FILE|-\n"
+    "Compiles a .tir tile kernel to PTX through LLVM.\n"
+    "\n"
+    "options:\n"
+    "  -o FILE              write the output to FILE (default: standard output)\n"
+    "  --arch=sm_80|sm_90a  target GPU (default sm_90a)\n"
+    "  --emit=tir|tir-input|llvm|ptx\n"
+    "                       what to write: tile IR after the passes, tile IR as\n"
+    "                       parsed, optimized LLVM IR, or PTX (default ptx)\n"
+    "  --precision=ieee|tf32-trunc|tf32-rna|tf32-rne|3xtf32\n"
+    "                       fp32 dot precision where a dot has no attribute\n"
+    "                       (default tf32-rna)\n"
+    "  -O0 .. -O3           LLVM optimization level (default -O3)\n"
+    "  --dump-after=all|parse|precision\n"
+    "                       print the tile IR after those passes to standard error\n"
+    "  -g0                  no .loc line information in the PTX\n"
+    "  --no-verify          skip the IR verifier between passes\n"
+    "  --time               print the time of each stage to standard error\n"
+    "  --help, --version\n";
+
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    for (;;) {
+        if (n == cap) {
+            if (cap >= ((size_t)1 << 30)) { /* 1 GiB: not a kernel */
+                free(buf);
+                errno = EFBIG;
+                return NULL;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) {
+            if (ferror(f)) {
+                free(buf);
+                return NULL;
+            }
+            break;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    TcOptions opts;
+    tc_options_default(&opts);
+    const char *input = NULL, *output = NULL, *emit = "ptx";
+    int show_time = 0;
+    StrBuf err;
+    sb_init(&err);
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("tilec %s (LLVM %s)\n", TILEC_VERSION, TILEC_LLVM_VERSION);
+            return 0;
+        } else if (!strcmp(a, "-o")) {
+            if (++i == argc) {
+                fprintf(stderr, "tilec: error: -o needs a file name\n%s", "try 'tilec --help'\n");
+                return 2;
+            }
+            output = argv[i];
+        } else if (!strncmp(a, "--emit=", 7)) {
+            emit = a + 7;
+            if (strcmp(emit, "tir") && strcmp(emit, "tir-input") && strcmp(emit, "llvm") && strcmp(emit, "ptx")) {
+                fprintf(stderr, "tilec: error: unknown --emit value '%s'; use tir, tir-input, llvm or ptx\n", emit);
+                return 2;
+            }
+        } else if (!strcmp(a, "--time")) {
+            show_time = 1;
+        } else if (a[0] == '-' && a[1] != 0) {
+            if (tc_option_parse(&opts, a, &err) != 0) {
+                fprintf(stderr, "tilec: %stry 'tilec --help'\n", err.data);
+                sb_free(&err);
+                return 2;
+            }
+        } else if (input) {
+            fprintf(stderr, "tilec: error: more than one input file ('%s' and '%s')\n", input, a);
+            return 2;
+        } else {
+            input = a;
+        }
+    }
+    if (!input) {
+        fprintf(stderr, "tilec: error: no input file\n%s", usage);
+        return 2;
+    }
+
+    int from_stdin = !strcmp(input, "-");
+    FILE *in = from_stdin ? stdin : fopen(input, "rb");
+    if (!in) {
+        fprintf(stderr, "tilec: error: cannot open '%s': %s\n", input, strerror(errno));
+        return 1;
+    }
+    size_t len = 0;
+    char *src = read_all(in, &len);
+    int read_errno = errno;
+    if (!from_stdin)
+        fclose(in);
+    if (!src) {
+        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", input, strerror(read_errno));
+        return 1;
+    }
+
+    TcResult res;
+    StrBuf log;
+    sb_init(&log);
+    int rc = tc_compile(from_stdin ? "<stdin>" : input, src, len, &opts, &res, &log);
+    free(src);
+    if (log.len)
+        fputs(log.data, stderr);
+    if (opts.dump_after[0] && res.tir_passes)
+        fputs(res.tir_passes, stderr);
+    if (show_time)
+        fprintf(stderr, "tilec: parse %.3f ms, passes %.3f ms, lower %.3f ms, optimize %.3f ms, codegen %.3f ms\n",
+                res.ms_parse, res.ms_passes, res.ms_lower, res.ms_opt, res.ms_codegen);
+
+    int status = 0;
+    const char *text = NULL;
+    if (rc == 0) {
+        if (!strcmp(emit, "tir"))
+            text = res.tir;
+        else if (!strcmp(emit, "tir-input"))
+            text = res.tir_input;
+        else if (!strcmp(emit, "llvm"))
+            text = res.llvm_ir;
+        else
+            text = res.ptx;
+        FILE *out = output ? fopen(output, "wb") : stdout;
+        if (!out) {
+            fprintf(stderr, "tilec: error: cannot write '%s': %s\n", output, strerror(errno));
+            status = 1;
+        } else {
+            size_t n = text ? strlen(text) : 0;
+            if (fwrite(text ? text : "", 1, n, out) != n || (output ? fclose(out) : fflush(out)) != 0) {
+                fprintf(stderr, "tilec: error: writing '%s' failed: %s\n", output ? output : "<stdout>",
+                        strerror(errno));
+                status = 1;
+            }
+        }
+    } else {
+        status = 1;
+    }
+    tc_result_free(&res);
+    sb_free(&log);
+    sb_free(&err);
+    return status;
+}
