@@ -399,6 +399,11 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     return L->failed ? -1 : 0;
 }
 
+/* .file/.loc directives without DWARF sections: LineTablesOnly would mark
+ * the PTX `.target ..., debug`. The C API has no name for this kind; its
+ * value is DICompileUnit::DebugDirectivesOnly, which LLVM casts through. */
+#define DEBUG_DIRECTIVES_ONLY ((LLVMDWARFEmissionKind)3)
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -432,7 +437,7 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
         size_t dirlen = slash ? (size_t)(slash - f) : 1;
         L.difile = LLVMDIBuilderCreateFile(L.dib, base, strlen(base), slash ? f : ".", dirlen);
         L.dicu = LLVMDIBuilderCreateCompileUnit(L.dib, LLVMDWARFSourceLanguageC11, L.difile, "tilec", 5, 1, "", 0, 0,
-                                                "", 0, LLVMDWARFEmissionLineTablesOnly, 0, 0, 0, "", 0, "", 0);
+                                                "", 0, DEBUG_DIRECTIVES_ONLY, 0, 0, 0, "", 0, "", 0);
         LLVMAddModuleFlag(L.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
                           LLVMValueAsMetadata(lw_const_i32(&L, LLVMDebugMetadataVersion())));
     }

@@ -1,0 +1,316 @@
+/*
+ * GEMM on the GPU against an fp64 host product, for every precision mode,
+ * both targets (sm_80 PTX JIT-compiled for the device, and sm_90a), shapes
+ * that are not multiples of the tile, transposed (strided) views, batches,
+ * f16/bf16 inputs, and Inf/NaN inputs.
+ *
+ * Each element is checked against a bound that scales with sum_k |a||b|:
+ * a rounding-level error passes, a wrong element (layout or bounds bug)
+ * does not. Outputs are poisoned (NaN) before each launch, and C sits inside
+ * a larger poisoned buffer whose margins must stay poisoned: every element
+ * is written, nothing outside C is.
+ */
+#include "gpu_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One kernel for all cases: batched rank-3 views with runtime strides. */
+static const char *kernel_fmt =
+    "kernel @gemm(%%A: ptr<%s>, %%B: ptr<%s>, %%C: ptr<f32>, %%M: i32, %%N: i32, %%K: i32,\n"
+    "             %%sab: i64, %%sam: i64, %%sak: i64, %%sbb: i64, %%sbk: i64, %%sbn: i64,\n"
+    "             %%scb: i64, %%scm: i64, %%scn: i64, %%batch: i32) warps(%d) {\n"
+    "  %%pm = program_id 0\n"
+    "  %%pn = program_id 1\n"
+    "  %%pb = program_id 2\n"
+    "  %%m0 = mul %%pm, %d\n"
+    "  %%n0 = mul %%pn, %d\n"
+    "  %%va = view %%A [%%batch, %%M, %%K] strides [%%sab, %%sam, %%sak]\n"
+    "  %%vb = view %%B [%%batch, %%K, %%N] strides [%%sbb, %%sbk, %%sbn]\n"
+    "  %%vc = view %%C [%%batch, %%M, %%N] strides [%%scb, %%scm, %%scn]\n"
+    "  %%z = zeros : tile<%dx%dxf32>\n"
+    "  %%acc = for %%k = 0 to %%K step %d iter(%%c = %%z) {\n"
+    "    %%a = load %%va[%%pb, %%m0, %%k] : tile<%dx%dx%s>\n"
+    "    %%b = load %%vb[%%pb, %%k, %%n0] : tile<%dx%dx%s>\n"
+    "    %%d = dot %%a, %%b, %%c : tile<%dx%dxf32>\n"
+    "    yield %%d\n"
+    "  }\n"
+    "  store %%acc, %%vc[%%pb, %%m0, %%n0]\n"
+    "}\n";
+
+typedef struct {
+    const char *elem; /* f32, f16, bf16 */
+    const char *precision;
+    const char *arch;
+    int bm, bn, bk, warps;
+} Config;
+
+typedef struct {
+    int M, N, K, batch;
+    int trans_a, trans_b; /* A stored as K x M (column-major A), B as N x K */
+    int special;          /* put Inf and NaN into the inputs */
+    int sample_rows;      /* check only this many rows per batch (0 = all) */
+} Shape;
+
+static int failures;
+
+static uint16_t f32_to_f16(float f)
+{
+    /* round to nearest even through the usual bit manipulation */
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
+    if (e == 0xff)
+        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+    int ee = (int)e - 127 + 15;
+    if (ee >= 31)
+        return (uint16_t)(sign | 0x7c00);
+    if (ee <= 0) {
+        if (ee < -10)
+            return (uint16_t)sign;
+        m |= 0x800000;
+        int shift = 14 - ee;
+        uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1)))
+            h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = (uint32_t)ee << 10 | m >> 13, rem = m & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+        h++;
+    return (uint16_t)(sign | h);
+}
+
+static float f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, x;
+    if (e == 0x1f)
+        x = sign | 0x7f800000 | (m << 13);
+    else if (e == 0) {
+        if (!m)
+            x = sign;
+        else { /* subnormal: normalize */
+            int s = 0;
+            while (!(m & 0x400)) {
+                m <<= 1;
+                s++;
+            }
+            x = sign | (uint32_t)(127 - 15 - s + 1) << 23 | (m & 0x3ff) << 13;
+        }
+    } else
+        x = sign | (e - 15 + 127) << 23 | m << 13;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static uint16_t f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffff) > 0x7f800000)
+        return (uint16_t)((x >> 16) | 0x40);
+    return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+static float bf16_to_f32(uint16_t h)
+{
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* Relative error allowed per element, times sum_k |a||b|. */
+static double tolerance(const Config *c, int K)
+{
+    double acc = 2.0 * (K + 2) * ldexp(1, -24); /* f32 accumulation */
+    if (!strcmp(c->elem, "f32")) {
+        if (!strcmp(c->precision, "tf32-trunc"))
+            return acc + ldexp(1, -8);
+        if (!strcmp(c->precision, "tf32-rna") || !strcmp(c->precision, "tf32-rne"))
+            return acc + ldexp(1, -9);
+        if (!strcmp(c->precision, "3xtf32"))
+            return acc + ldexp(1, -19);
+    }
+    return acc; /* ieee, and exact f16/bf16 products */
+}
+
+static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Shape *s, uint64_t seed)
+{
+    int M = s->M, N = s->N, K = s->K, nb = s->batch;
+    int e16 = strcmp(c->elem, "f32") != 0;
+    size_t esz = e16 ? 2 : 4;
+    /* strides (elements): A is M x K, stored row-major or transposed; each
+     * batch is padded so batches are not adjacent */
+    long long sam = s->trans_a ? 1 : K + 3, sak = s->trans_a ? M + 5 : 1;
+    long long sbk = s->trans_b ? 1 : N + 1, sbn = s->trans_b ? K + 7 : 1;
+    long long sab = (long long)(s->trans_a ? (M + 5) * (long long)K : M * (long long)(K + 3)) + 11;
+    long long sbb = (long long)(s->trans_b ? (K + 7) * (long long)N : K * (long long)(N + 1)) + 13;
+    long long ldc = N + 2, scb = (long long)M * ldc + 17, scm = ldc, scn = 1;
+    size_t na = (size_t)sab * nb, nbb = (size_t)sbb * nb, margin = 64;
+    size_t nc = (size_t)scb * nb + 2 * margin;
+
+    float *A = calloc(na, 4), *B = calloc(nbb, 4), *C = malloc(nc * 4);
+    void *Adev = malloc(na * esz), *Bdev = malloc(nbb * esz);
+    if (!A || !B || !C || !Adev || !Bdev) {
+        fprintf(stderr, "FAIL: out of host memory\n");
+        exit(1);
+    }
+    gpu_fill_f32(A, na, seed, -1.0f, 1.0f);
+    gpu_fill_f32(B, nbb, seed + 1, -1.0f, 1.0f);
+    if (s->special) {
+        A[0] = NAN;                   /* batch 0, row 0: NaN in every mode */
+        A[1 * sam + 1 * sak] = INFINITY; /* row 1: Inf (or NaN where a product is Inf*0) */
+    }
+    for (size_t i = 0; i < na; i++) { /* what the device sees, as f32 */
+        if (!strcmp(c->elem, "f16")) {
+            uint16_t h = f32_to_f16(A[i]);
+            memcpy((char *)Adev + 2 * i, &h, 2);
+            A[i] = f16_to_f32(h);
+        } else if (!strcmp(c->elem, "bf16")) {
+            uint16_t h = f32_to_bf16(A[i]);
+            memcpy((char *)Adev + 2 * i, &h, 2);
+            A[i] = bf16_to_f32(h);
+        } else
+            memcpy((char *)Adev + 4 * i, &A[i], 4);
+    }
+    for (size_t i = 0; i < nbb; i++) {
+        if (!strcmp(c->elem, "f16")) {
+            uint16_t h = f32_to_f16(B[i]);
+            memcpy((char *)Bdev + 2 * i, &h, 2);
+            B[i] = f16_to_f32(h);
+        } else if (!strcmp(c->elem, "bf16")) {
+            uint16_t h = f32_to_bf16(B[i]);
+            memcpy((char *)Bdev + 2 * i, &h, 2);
+            B[i] = bf16_to_f32(h);
+        } else
+            memcpy((char *)Bdev + 4 * i, &B[i], 4);
+    }
+
+    tilecDevicePtr dA = gpu_upload(rt, Adev, na * esz), dB = gpu_upload(rt, Bdev, nbb * esz);
+    tilecDevicePtr dCbuf = gpu_alloc(rt, nc * 4), dC = dCbuf + margin * 4;
+    gpu_poison(rt, dCbuf, nc * 4);
+    int32_t Mi = M, Ni = N, Ki = K, bi = nb;
+    void *args[] = {&dA, &dB, &dC, &Mi, &Ni, &Ki, &sab, &sam, &sak, &sbb, &sbk, &sbn, &scb, &scm, &scn, &bi};
+    unsigned grid[3] = {(unsigned)((M + c->bm - 1) / c->bm), (unsigned)((N + c->bn - 1) / c->bn), (unsigned)nb};
+    GPU_CHECK(rt, tilecLaunch(mod, "gemm", grid, NULL, args));
+    GPU_CHECK(rt, tilecSynchronize(rt));
+    gpu_download(rt, C, dCbuf, nc * 4);
+
+    size_t bad = 0, checked = 0;
+    double tol = tolerance(c, K), worst = 0;
+    for (size_t i = 0; i < nc; i++) { /* outside C: still poisoned */
+        size_t off = i < margin ? (size_t)-1 : i - margin;
+        int inside = 0;
+        if (off != (size_t)-1 && off < (size_t)scb * nb) {
+            size_t r = (off % (size_t)scb) / (size_t)ldc, col = (off % (size_t)scb) % (size_t)ldc;
+            inside = r < (size_t)M && col < (size_t)N;
+        }
+        uint32_t bits;
+        memcpy(&bits, &C[i], 4);
+        if (!inside && bits != 0xFFFFFFFFu) {
+            if (bad++ < 5)
+                printf("  written outside C at offset %zd\n", (ssize_t)i - (ssize_t)margin);
+        }
+    }
+    for (int b = 0; b < nb; b++) {
+        int rows = s->sample_rows && s->sample_rows < M ? s->sample_rows : M;
+        for (int rr = 0; rr < rows; rr++) {
+            int i = rows == M ? rr : (int)(((uint64_t)rr * 2654435761u) % (uint64_t)M);
+            for (int j = 0; j < N; j++) {
+                double ref = 0, mag = 0;
+                int nan_in = 0;
+                for (int k = 0; k < K; k++) {
+                    double a = A[b * sab + i * sam + k * sak], w = B[b * sbb + k * sbk + j * sbn];
+                    ref += a * w;
+                    mag += fabs(a * w);
+                    nan_in |= isnan(a) || isnan(w);
+                }
+                float got = C[margin + b * scb + i * scm + j * scn];
+                checked++;
+                int ok;
+                if (nan_in || isnan(ref))
+                    ok = isnan(got); /* NaN in, NaN out (Inf-Inf also gives NaN) */
+                else if (isinf(ref))
+                    ok = got == ref || (!strcmp(c->precision, "tf32-trunc") && isnan(got));
+                else {
+                    double err = fabs(got - ref);
+                    ok = err <= tol * mag + 1e-30;
+                    if (mag > 0 && err / mag > worst)
+                        worst = err / mag;
+                }
+                if (!ok && bad++ < 5)
+                    printf("  C[%d][%d][%d] = %.9g, want %.9g (bound %.3g)\n", b, i, j, got, ref, tol * mag);
+            }
+        }
+    }
+    printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
+           c->arch, c->precision, c->elem, "", M, N, K, nb, s->trans_a ? " At" : "", s->trans_b ? " Bt" : "",
+           s->special ? " inf/nan" : "", checked, worst, tol, bad ? "FAIL" : "ok");
+    failures += bad != 0;
+    tilecFree(rt, dA);
+    tilecFree(rt, dB);
+    tilecFree(rt, dCbuf);
+    free(A);
+    free(B);
+    free(C);
+    free(Adev);
+    free(Bdev);
+}
+
+static tilecModule load_config(tilecRuntime rt, const Config *c)
+{
+    char src[4096];
+    snprintf(src, sizeof src, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->bm, c->bn, c->bk, c->bm,
+             c->bk, c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
+    char prec[64], arch[32];
+    snprintf(prec, sizeof prec, "--precision=%s", c->precision);
+    snprintf(arch, sizeof arch, "--arch=%s", c->arch);
+    const char *opts[] = {prec, arch};
+    return gpu_load(rt, src, "gemm.tir", 2, opts);
+}
+
+int main(void)
+{
+    tilecRuntime rt = gpu_open();
+    static const char *const precisions[] = {"ieee", "tf32-trunc", "tf32-rna", "tf32-rne", "3xtf32"};
+    static const char *const archs[] = {"sm_80", "sm_90a"};
+    const Shape small[] = {
+        {1, 1, 1, 1, 0, 0, 0, 0},       {17, 9, 33, 1, 0, 0, 0, 0},  {63, 65, 67, 1, 0, 0, 0, 0},
+        {63, 65, 67, 3, 1, 0, 0, 0},    {63, 65, 67, 2, 0, 1, 0, 0}, {40, 50, 70, 2, 1, 1, 0, 0},
+        {64, 64, 64, 1, 0, 0, 1, 0},
+    };
+    uint64_t seed = 1234;
+    for (size_t a = 0; a < 2; a++)
+        for (size_t p = 0; p < 5; p++) {
+            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4};
+            tilecModule mod = load_config(rt, &c);
+            for (size_t s = 0; s < sizeof small / sizeof small[0]; s++)
+                run_case(rt, mod, &c, &small[s], seed++);
+            Shape big = {1000, 1999, 777, 1, 0, 0, 0, 64};
+            run_case(rt, mod, &c, &big, seed++);
+            tilecModuleUnload(&mod);
+        }
+    for (size_t a = 0; a < 2; a++)
+        for (int e = 0; e < 2; e++) {
+            Config c = {e ? "bf16" : "f16", "ieee", archs[a], 64, 64, 32, 4};
+            tilecModule mod = load_config(rt, &c);
+            Shape s1 = {63, 65, 67, 2, 1, 0, 0, 0}, s2 = {1000, 1999, 777, 1, 0, 1, 0, 64};
+            run_case(rt, mod, &c, &s1, seed++);
+            run_case(rt, mod, &c, &s2, seed++);
+            tilecModuleUnload(&mod);
+        }
+    { /* the large case with the big tile of examples/matmul.tir */
+        Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
+        tilecModule mod = load_config(rt, &c);
+        Shape s = {4096, 4096, 4096, 1, 0, 0, 0, 32};
+        run_case(rt, mod, &c, &s, seed++);
+        tilecModuleUnload(&mod);
+    }
+    gpu_close(&rt);
+    printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
