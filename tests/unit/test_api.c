@@ -1,0 +1,937 @@
+/*
+ * The embedding API and the kernel cache, on a machine without a GPU.
+ *
+ * Covers what must hold before any device is involved: every handle is
+ * checked, options and source errors come back as result codes with a
+ * readable log, getters refuse to answer before a compile, the runtime says
+ * clearly when there is no driver, TILEC_DUMP writes its files, and the disk
+ * cache survives truncated, corrupt and foreign files, unwritable or full
+ * directories and several processes filling one entry at once.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/cache.h"
+#include "tilec.h"
+
+static const char AXPB[] =
+    "// y = a*x + b, 1024 elements per program\n"
+    "kernel @axpb(%X: ptr<f32>, %Y: ptr<f32>, %a: f32, %b: f32, %n: i32) warps(4) {\n"
+    "  %pid = program_id 0\n"
+    "  %j = mul %pid, 1024\n"
+    "  %vx = view %X [1, %n] strides [%n, 1]\n"
+    "  %vy = view %Y [1, %n] strides [%n, 1]\n"
+    "  %x = load %vx[0, %j] : tile<1x1024xf32>\n"
+    "  %ax = mul %x, %a\n"
+    "  %y = add %ax, %b\n"
+    "  store %y, %vy[0, %j]\n"
+    "}\n";
+
+static const char BAD[] = "kernel @bad(%X: ptr<f32>) {\n"
+                          "  %y = frobnicate %X\n"
+                          "}\n";
+
+/* ---- helpers ---- */
+
+static char tmp_root[256];
+
+static void make_tmp(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(tmp_root, sizeof tmp_root, "%s/tilec-test-api-XXXXXX", t && t[0] ? t : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_root));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    chmod(path, 0700); /* undo the read-only test before removing */
+    return remove(path);
+}
+
+static void remove_tmp(void)
+{
+    if (!tmp_root[0])
+        return;
+    chmod(tmp_root, 0700);
+    nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    tmp_root[0] = 0;
+}
+
+/* "<file>:<line>:<col>: error:" somewhere in log */
+static int has_located_error(const char *log, const char *file)
+{
+    size_t fl = strlen(file);
+    for (const char *p = strstr(log, file); p; p = strstr(p + 1, file)) {
+        const char *q = p + fl;
+        if (*q++ != ':' || *q < '0' || *q > '9')
+            continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q++ != ':' || *q < '0' || *q > '9')
+            continue;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (!strncmp(q, ": error:", 8))
+            return 1;
+    }
+    return 0;
+}
+
+static int driver_present(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A two-kernel entry with a fake cubin; seed varies the contents. */
+static TirType params_a[3], params_b[1];
+static TcKernelInfo kernels[2];
+
+static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin, size_t cubin_len)
+{
+    params_a[0] = (TirType){.kind = TY_PTR, .elem = ELEM_F32};
+    params_a[1] = (TirType){.kind = TY_PTR, .elem = ELEM_F16};
+    params_a[2] = (TirType){.kind = TY_SCALAR, .elem = ELEM_I32};
+    params_b[0] = (TirType){.kind = TY_SCALAR, .elem = ELEM_F32};
+    kernels[0] = (TcKernelInfo){.name = "gemm", .threads = 256, .shared_bytes = 99328 + seed,
+                                .grid = {0, 0, 0}, .nparams = 3, .params = params_a};
+    kernels[1] = (TcKernelInfo){.name = "scale", .threads = 128, .shared_bytes = 0,
+                                .grid = {4, 2, 1}, .nparams = 1, .params = params_b};
+    sprintf(ptx, ".version 8.0\n.target sm_90a\n// entry %u\n", seed);
+    for (size_t i = 0; i < cubin_len; i++)
+        cubin[i] = (unsigned char)(i * 31 + seed);
+    return (TcCacheEntry){.ptx = ptx, .ptx_len = strlen(ptx), .kernels = kernels, .nkernels = 2,
+                          .cubin = cubin, .cubin_len = cubin_len};
+}
+
+static void assert_entry_eq(const TcCacheEntry *a, const TcCacheEntry *b)
+{
+    ck_assert_uint_eq(a->ptx_len, b->ptx_len);
+    ck_assert_mem_eq(a->ptx, b->ptx, a->ptx_len);
+    ck_assert_uint_eq(a->cubin_len, b->cubin_len);
+    if (a->cubin_len)
+        ck_assert_mem_eq(a->cubin, b->cubin, a->cubin_len);
+    ck_assert_uint_eq(a->nkernels, b->nkernels);
+    for (unsigned i = 0; i < a->nkernels; i++) {
+        const TcKernelInfo *x = &a->kernels[i], *y = &b->kernels[i];
+        ck_assert_str_eq(x->name, y->name);
+        ck_assert_uint_eq(x->threads, y->threads);
+        ck_assert_uint_eq(x->shared_bytes, y->shared_bytes);
+        ck_assert_mem_eq(x->grid, y->grid, sizeof x->grid);
+        ck_assert_uint_eq(x->nparams, y->nparams);
+        for (unsigned j = 0; j < x->nparams; j++)
+            ck_assert(tir_type_eq(x->params[j], y->params[j]));
+    }
+}
+
+static TcCacheKey key_of(const char *src)
+{
+    TcCacheKeyParts p = {.src = src, .src_len = strlen(src), .options = "--arch=sm_90a -O3",
+                         .target = "sm_90a", .cc_major = 9, .cc_minor = 0, .driver_version = 13000};
+    TcCacheKey k;
+    tc_cache_key(&p, &k);
+    return k;
+}
+
+/* ---- results, versions, handles ---- */
+
+START_TEST(error_strings)
+{
+    /* every code has its own name, spelled like the enum constant */
+    for (int i = 0; i < TILEC_ERROR_COUNT; i++) {
+        const char *s = tilecGetErrorString((tilecResult)i);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_msg(!strncmp(s, "TILEC_", 6), "%d -> %s", i, s);
+        ck_assert_str_ne(s, "TILEC_ERROR_UNKNOWN");
+        for (int j = 0; j < i; j++)
+            ck_assert_str_ne(s, tilecGetErrorString((tilecResult)j));
+    }
+    ck_assert_str_eq(tilecGetErrorString(TILEC_SUCCESS), "TILEC_SUCCESS");
+    ck_assert_str_eq(tilecGetErrorString(TILEC_ERROR_JIT), "TILEC_ERROR_JIT");
+    ck_assert_str_eq(tilecGetErrorString(TILEC_ERROR_NO_DRIVER), "TILEC_ERROR_NO_DRIVER");
+    ck_assert_str_eq(tilecGetErrorString(TILEC_ERROR_CACHE), "TILEC_ERROR_CACHE");
+    ck_assert_str_eq(tilecGetErrorString(TILEC_ERROR_COUNT), "TILEC_ERROR_UNKNOWN");
+    ck_assert_str_eq(tilecGetErrorString((tilecResult)-1), "TILEC_ERROR_UNKNOWN");
+    ck_assert_str_eq(tilecGetErrorString((tilecResult)12345), "TILEC_ERROR_UNKNOWN");
+}
+END_TEST
+
+START_TEST(version_string)
+{
+    const char *v = tilecVersion();
+    ck_assert(!strncmp(v, "tilec ", 6));
+    ck_assert_ptr_nonnull(strstr(v, " (LLVM "));
+    ck_assert(v[strlen(v) - 1] == ')');
+}
+END_TEST
+
+START_TEST(null_handles)
+{
+    const char *s;
+    size_t n;
+    unsigned u;
+    tilecKernelInfo ki;
+    tilecProgram p = NULL;
+    tilecRuntime rt = NULL;
+    tilecModule m = NULL;
+    tilecDevicePtr d;
+    int a, b;
+    ck_assert_int_eq(tilecCreateProgram(NULL, AXPB, sizeof AXPB - 1, "x"), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecCreateProgram(&p, NULL, 5, "x"), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(tilecCompileProgram(NULL, 0, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetProgramLog(NULL, &s), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetPTX(NULL, &s, &n), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetStage(NULL, TILEC_STAGE_PTX, &s), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecDestroyProgram(NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecDestroyProgram(&p), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetKernelCount(NULL, &u), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetKernelInfo(NULL, 0, &ki), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecRuntimeCreate(NULL, 0), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecRuntimeGetLog(NULL, &s), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecRuntimeDeviceName(NULL, &s), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecRuntimeComputeCapability(NULL, &a, &b), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecRuntimeDestroy(NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecRuntimeDestroy(&rt), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecModuleLoad(NULL, NULL, &m), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecModuleLoadSource(NULL, AXPB, sizeof AXPB - 1, "x", 0, NULL, &m),
+                     TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecLaunch(NULL, "axpb", NULL, NULL, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecModuleUnload(NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecMalloc(NULL, &d, 16), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecFree(NULL, 0), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecMemcpyHtoD(NULL, 0, &a, 4), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecMemcpyDtoH(NULL, &a, 0, 4), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecMemsetD8(NULL, 0, 0, 4), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecSynchronize(NULL), TILEC_ERROR_INVALID_ARGUMENT);
+
+    /* a valid program with NULL out-parameters */
+    ck_assert_int_eq(tilecCreateProgram(&p, AXPB, sizeof AXPB - 1, NULL), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecGetProgramLog(p, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetPTX(p, NULL, &n), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetKernelInfo(p, 0, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecCompileProgram(p, -1, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecCompileProgram(p, 2, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecDestroyProgram(&p), TILEC_SUCCESS);
+    ck_assert_ptr_null(p);
+}
+END_TEST
+
+/* ---- programs ---- */
+
+START_TEST(getters_before_compile)
+{
+    tilecProgram p;
+    const char *s = "x";
+    size_t n = 7;
+    unsigned u = 7;
+    tilecKernelInfo ki;
+    ck_assert_int_eq(tilecCreateProgram(&p, AXPB, sizeof AXPB - 1, "axpb.tir"), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecGetProgramLog(p, &s), TILEC_SUCCESS);
+    ck_assert_str_eq(s, ""); /* never NULL */
+    ck_assert_int_eq(tilecGetPTX(p, &s, &n), TILEC_ERROR_INVALID_STATE);
+    ck_assert_ptr_null(s);
+    for (int st = TILEC_STAGE_TIR_INPUT; st <= TILEC_STAGE_PTX; st++)
+        ck_assert_int_eq(tilecGetStage(p, (tilecStage)st, &s), TILEC_ERROR_INVALID_STATE);
+    ck_assert_int_eq(tilecGetStage(p, (tilecStage)99, &s), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(tilecGetKernelCount(p, &u), TILEC_ERROR_INVALID_STATE);
+    ck_assert_int_eq(tilecGetKernelInfo(p, 0, &ki), TILEC_ERROR_INVALID_STATE);
+    tilecDestroyProgram(&p);
+}
+END_TEST
+
+START_TEST(bad_option)
+{
+    tilecProgram p;
+    const char *log, *ptx;
+    const char *opts[] = {"-O2", "--frobnicate", "--arch=sm_42"};
+    ck_assert_int_eq(tilecCreateProgram(&p, AXPB, sizeof AXPB - 1, "axpb.tir"), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecCompileProgram(p, 3, opts), TILEC_ERROR_INVALID_OPTION);
+    ck_assert_int_eq(tilecGetProgramLog(p, &log), TILEC_SUCCESS);
+    /* both bad options are explained, the good one is not mentioned */
+    ck_assert_msg(strstr(log, "--frobnicate") != NULL, "log: %s", log);
+    ck_assert_msg(strstr(log, "sm_42") != NULL, "log: %s", log);
+    ck_assert_ptr_null(strstr(log, "-O2"));
+    ck_assert_int_eq(tilecGetPTX(p, &ptx, NULL), TILEC_ERROR_INVALID_STATE);
+    const char *nullopt[] = {NULL};
+    ck_assert_int_eq(tilecCompileProgram(p, 1, nullopt), TILEC_ERROR_INVALID_OPTION);
+    tilecDestroyProgram(&p);
+}
+END_TEST
+
+START_TEST(compile_error)
+{
+    tilecProgram p;
+    const char *log, *s;
+    ck_assert_int_eq(tilecCreateProgram(&p, BAD, sizeof BAD - 1, "bad.tir"), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecCompileProgram(p, 0, NULL), TILEC_ERROR_COMPILATION);
+    ck_assert_int_eq(tilecGetProgramLog(p, &log), TILEC_SUCCESS);
+    ck_assert_msg(has_located_error(log, "bad.tir"), "no 'bad.tir:line:col: error:' in log:\n%s", log);
+    ck_assert_int_eq(tilecGetPTX(p, &s, NULL), TILEC_ERROR_INVALID_STATE);
+    ck_assert_int_eq(tilecGetStage(p, TILEC_STAGE_PTX, &s), TILEC_ERROR_INVALID_STATE);
+    tilecDestroyProgram(&p);
+
+    /* an unnamed program still gets a location */
+    ck_assert_int_eq(tilecCreateProgram(&p, BAD, sizeof BAD - 1, NULL), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecCompileProgram(p, 0, NULL), TILEC_ERROR_COMPILATION);
+    tilecGetProgramLog(p, &log);
+    ck_assert_msg(strstr(log, ": error:") != NULL, "log: %s", log);
+    tilecDestroyProgram(&p);
+}
+END_TEST
+
+START_TEST(compile_ok_and_getters)
+{
+    tilecProgram p;
+    const char *s, *ptx;
+    size_t n = 0;
+    unsigned count = 0;
+    tilecKernelInfo ki;
+    /* not NUL-terminated: the length is what counts */
+    char *src = malloc(sizeof AXPB - 1);
+    memcpy(src, AXPB, sizeof AXPB - 1);
+    ck_assert_int_eq(tilecCreateProgram(&p, src, sizeof AXPB - 1, "axpb.tir"), TILEC_SUCCESS);
+    free(src);
+    const char *opts[] = {"--arch=sm_80", "-O3"};
+    ck_assert_int_eq(tilecCompileProgram(p, 2, opts), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecGetPTX(p, &ptx, &n), TILEC_SUCCESS);
+    ck_assert_uint_eq(n, strlen(ptx));
+    ck_assert_ptr_nonnull(strstr(ptx, "axpb"));
+    ck_assert_ptr_nonnull(strstr(ptx, "sm_80"));
+    ck_assert_int_eq(tilecGetStage(p, TILEC_STAGE_PTX, &s), TILEC_SUCCESS);
+    ck_assert_ptr_eq(s, ptx);
+    ck_assert_int_eq(tilecGetStage(p, TILEC_STAGE_TIR_INPUT, &s), TILEC_SUCCESS);
+    ck_assert_ptr_nonnull(strstr(s, "@axpb"));
+    ck_assert_int_eq(tilecGetStage(p, TILEC_STAGE_TIR, &s), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecGetStage(p, TILEC_STAGE_LLVM, &s), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecGetKernelCount(p, &count), TILEC_SUCCESS);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_int_eq(tilecGetKernelInfo(p, 0, &ki), TILEC_SUCCESS);
+    ck_assert_str_eq(ki.name, "axpb");
+    ck_assert_uint_eq(ki.threads, 128); /* warps(4) */
+    ck_assert_uint_eq(ki.nparams, 5);
+    ck_assert_uint_eq(ki.grid[0], 0);
+    ck_assert_int_eq(tilecGetKernelInfo(p, 1, &ki), TILEC_ERROR_INVALID_ARGUMENT);
+    /* a failed recompile drops the earlier results */
+    const char *bad[] = {"--nope"};
+    ck_assert_int_eq(tilecCompileProgram(p, 1, bad), TILEC_ERROR_INVALID_OPTION);
+    ck_assert_int_eq(tilecGetPTX(p, &ptx, &n), TILEC_ERROR_INVALID_STATE);
+    ck_assert_int_eq(tilecGetKernelCount(p, &count), TILEC_ERROR_INVALID_STATE);
+    tilecDestroyProgram(&p);
+}
+END_TEST
+
+START_TEST(dump_env)
+{
+    make_tmp();
+    setenv("TILEC_DUMP", "ptx,tir,bogus", 1);
+    setenv("TILEC_DUMP_DIR", tmp_root, 1);
+    tilecProgram p;
+    const char *log;
+    ck_assert_int_eq(tilecCreateProgram(&p, AXPB, sizeof AXPB - 1, "kernels/axpb.tir"), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecCompileProgram(p, 0, NULL), TILEC_SUCCESS);
+    tilecGetProgramLog(p, &log);
+    ck_assert_msg(strstr(log, "bogus") != NULL, "log: %s", log);
+    /* axpb.<8 hex>.ptx and .tir, nothing else */
+    DIR *d = opendir(tmp_root);
+    ck_assert_ptr_nonnull(d);
+    int nptx = 0, ntir = 0, other = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t len = strlen(e->d_name);
+        int shape = !strncmp(e->d_name, "axpb.", 5) && len > 14 && e->d_name[13] == '.' &&
+                    strspn(e->d_name + 5, "0123456789abcdef") == 8;
+        if (shape && !strcmp(e->d_name + 14, "ptx"))
+            nptx++;
+        else if (shape && !strcmp(e->d_name + 14, "tir"))
+            ntir++;
+        else
+            other++;
+    }
+    closedir(d);
+    ck_assert_int_eq(nptx, 1);
+    ck_assert_int_eq(ntir, 1);
+    ck_assert_int_eq(other, 0);
+
+    /* an unwritable dump directory is a note, not a failure */
+    setenv("TILEC_DUMP", "all", 1);
+    setenv("TILEC_DUMP_DIR", "/nonexistent/tilec/dumps", 1);
+    ck_assert_int_eq(tilecCompileProgram(p, 0, NULL), TILEC_SUCCESS);
+    tilecGetProgramLog(p, &log);
+    ck_assert_msg(strstr(log, "cannot write") != NULL, "log: %s", log);
+    tilecDestroyProgram(&p);
+    unsetenv("TILEC_DUMP");
+    unsetenv("TILEC_DUMP_DIR");
+    remove_tmp();
+}
+END_TEST
+
+/* ---- runtime without a driver ---- */
+
+START_TEST(no_driver)
+{
+    if (driver_present()) {
+        fprintf(stderr, "no_driver: skipped, libcuda.so.1 is present\n");
+        return;
+    }
+    tilecRuntime rt = NULL;
+    const char *log, *name;
+    int a, b;
+    tilecDevicePtr d;
+    tilecModule m;
+    ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_ERROR_NO_DRIVER);
+    ck_assert_ptr_nonnull(rt); /* holds the explanation */
+    ck_assert_int_eq(tilecRuntimeGetLog(rt, &log), TILEC_SUCCESS);
+    ck_assert_msg(strstr(log, "libcuda.so.1 not found (no NVIDIA driver on this machine)") != NULL, "log: %s", log);
+    ck_assert_int_eq(tilecRuntimeDeviceName(rt, &name), TILEC_ERROR_NO_DRIVER);
+    ck_assert_int_eq(tilecRuntimeComputeCapability(rt, &a, &b), TILEC_ERROR_NO_DRIVER);
+    ck_assert_int_eq(tilecMalloc(rt, &d, 16), TILEC_ERROR_NO_DRIVER);
+    ck_assert_int_eq(tilecSynchronize(rt), TILEC_ERROR_NO_DRIVER);
+    ck_assert_int_eq(tilecModuleLoadSource(rt, AXPB, sizeof AXPB - 1, "axpb", 0, NULL, &m), TILEC_ERROR_NO_DRIVER);
+    ck_assert_int_eq(tilecRuntimeDestroy(&rt), TILEC_SUCCESS);
+    ck_assert_ptr_null(rt);
+    /* the second time gives the same answer (one-time load) */
+    ck_assert_int_eq(tilecRuntimeCreate(&rt, 1), TILEC_ERROR_NO_DRIVER);
+    tilecRuntimeDestroy(&rt);
+    /* compiling still works without a driver */
+    tilecProgram p;
+    tilecCreateProgram(&p, AXPB, sizeof AXPB - 1, "axpb.tir");
+    ck_assert_int_eq(tilecCompileProgram(p, 0, NULL), TILEC_SUCCESS);
+    tilecDestroyProgram(&p);
+}
+END_TEST
+
+/* ---- hashing and keys ---- */
+
+START_TEST(sha256_vectors)
+{
+    uint8_t h[32];
+    char hex[65];
+    tc_sha256("", 0, h);
+    tc_hex(h, 32, hex);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    tc_sha256("abc", 3, h);
+    tc_hex(h, 32, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    tc_sha256(two, strlen(two), h);
+    tc_hex(h, 32, hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* a million 'a' fed in uneven pieces exercises the buffering */
+    TcSha256 s;
+    char a[997];
+    memset(a, 'a', sizeof a);
+    tc_sha256_init(&s);
+    size_t left = 1000000;
+    for (size_t step = 1; left; step = step * 7 % 997 + 1) {
+        size_t n = step < left ? step : left;
+        tc_sha256_update(&s, a, n);
+        left -= n;
+    }
+    tc_sha256_final(&s, h);
+    tc_hex(h, 32, hex);
+    ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
+START_TEST(key_fields)
+{
+    TcCacheKeyParts base = {.src = "abc", .src_len = 3, .options = "-O3", .target = "sm_90a",
+                            .cc_major = 9, .cc_minor = 0, .driver_version = 12080};
+    TcCacheKey k0, k1;
+    tc_cache_key(&base, &k0);
+    tc_cache_key(&base, &k1);
+    ck_assert_mem_eq(k0.b, k1.b, 32); /* deterministic */
+    TcCacheKeyParts v[7];
+    for (int i = 0; i < 7; i++)
+        v[i] = base;
+    v[0].src = "abd";
+    v[1].src_len = 2;
+    v[2].options = "-O2";
+    v[3].target = "sm_80";
+    v[4].cc_minor = 1;
+    v[5].driver_version = 12090;
+    /* length prefixes: "abc" + "-O3" must differ from "abc-" + "O3" */
+    v[6].src = "abc-";
+    v[6].src_len = 4;
+    v[6].options = "O3";
+    for (int i = 0; i < 7; i++) {
+        tc_cache_key(&v[i], &k1);
+        ck_assert_msg(memcmp(k0.b, k1.b, 32) != 0, "field %d does not change the key", i);
+    }
+}
+END_TEST
+
+/* ---- the cache ---- */
+
+START_TEST(cache_round_trip)
+{
+    make_tmp();
+    StrBuf log;
+    sb_init(&log);
+    char ptx[128];
+    unsigned char cubin[3000];
+    TcCacheEntry e = sample_entry(1, ptx, cubin, sizeof cubin), got;
+    TcCacheKey k = key_of("round trip");
+    TcCache *c = tc_cache_new(tmp_root, &log);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(tc_cache_dir(c), tmp_root);
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 0);
+    tc_cache_put(c, &k, &e, &log);
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1); /* from memory */
+    assert_entry_eq(&got, &e);
+    tc_cache_entry_free(&got);
+    tc_cache_free(c);
+
+    /* a new cache on the same directory reads it from disk */
+    c = tc_cache_new(tmp_root, &log);
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1);
+    assert_entry_eq(&got, &e);
+    tc_cache_entry_free(&got);
+    /* no temporary files are left behind */
+    DIR *d = opendir(tmp_root);
+    int files = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        files += de->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(files, 1);
+
+    /* an entry without a cubin (driver without a linker) */
+    TcCacheKey k2 = key_of("no cubin");
+    e.cubin = NULL;
+    e.cubin_len = 0;
+    tc_cache_put(c, &k2, &e, &log);
+    tc_cache_free(c);
+    c = tc_cache_new(tmp_root, &log);
+    ck_assert_int_eq(tc_cache_get(c, &k2, &got, &log), 1);
+    ck_assert_ptr_null(got.cubin);
+    assert_entry_eq(&got, &e);
+    tc_cache_entry_free(&got);
+
+    /* dropping forgets the entry in memory and on disk */
+    tc_cache_drop(c, &k2);
+    ck_assert_int_eq(tc_cache_get(c, &k2, &got, &log), 0);
+    ck_assert_msg(log.len == 0, "unexpected notes: %s", log.data);
+    tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+END_TEST
+
+/* Writes an entry, damages its file with `damage`, and checks that the
+ * next reader reports it once, removes it, and that it can be rebuilt. */
+static void check_damage(void (*damage)(const char *path, size_t size), const char *what)
+{
+    make_tmp();
+    StrBuf log;
+    sb_init(&log);
+    char ptx[128], path[4096];
+    unsigned char cubin[5000];
+    TcCacheEntry e = sample_entry(7, ptx, cubin, sizeof cubin), got;
+    TcCacheKey k = key_of(what);
+    TcCache *c = tc_cache_new(tmp_root, &log);
+    tc_cache_put(c, &k, &e, &log);
+    tc_cache_free(c);
+    ck_assert_int_eq(tc_cache_entry_path(c = tc_cache_new(tmp_root, &log), &k, path, sizeof path), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    damage(path, (size_t)st.st_size);
+
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 0);
+    ck_assert_msg(log.data && strstr(log.data, "is corrupt") && strstr(log.data, "rebuilding") &&
+                      strstr(log.data, path),
+                  "%s: log: %s", what, log.data ? log.data : "");
+    ck_assert_msg(!file_exists(path), "%s: the corrupt entry was not removed", what);
+    size_t noted = log.len;
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 0);
+    ck_assert_uint_eq(log.len, noted); /* reported once */
+    tc_cache_put(c, &k, &e, &log);
+    tc_cache_free(c);
+    c = tc_cache_new(tmp_root, &log);
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1);
+    assert_entry_eq(&got, &e);
+    tc_cache_entry_free(&got);
+    tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+
+static void flip_payload_byte(const char *path, size_t size)
+{
+    int fd = open(path, O_RDWR);
+    unsigned char b;
+    off_t at = (off_t)(size - 100);
+    ck_assert_int_eq(pread(fd, &b, 1, at), 1);
+    b ^= 0x40;
+    ck_assert_int_eq(pwrite(fd, &b, 1, at), 1);
+    close(fd);
+}
+
+static void flip_header_byte(const char *path, size_t size)
+{
+    (void)size;
+    int fd = open(path, O_RDWR);
+    unsigned char b = 0x55;
+    ck_assert_int_eq(pwrite(fd, &b, 1, 20), 1); /* inside the key */
+    close(fd);
+}
+
+static void truncate_half(const char *path, size_t size) { ck_assert_int_eq(truncate(path, (off_t)(size / 2)), 0); }
+static void truncate_tiny(const char *path, size_t size)
+{
+    (void)size;
+    ck_assert_int_eq(truncate(path, 10), 0);
+}
+
+static void write_foreign(const char *path, size_t size)
+{
+    (void)size;
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 200; i++)
+        fputs("this is not a tilec cache entry\n", f);
+    fclose(f);
+}
+
+START_TEST(cache_corrupt_payload) { check_damage(flip_payload_byte, "payload"); }
+END_TEST
+START_TEST(cache_corrupt_header) { check_damage(flip_header_byte, "header"); }
+END_TEST
+START_TEST(cache_truncated) { check_damage(truncate_half, "truncated"); }
+END_TEST
+START_TEST(cache_truncated_header) { check_damage(truncate_tiny, "truncated header"); }
+END_TEST
+START_TEST(cache_foreign) { check_damage(write_foreign, "foreign"); }
+END_TEST
+
+/* A valid entry of another key copied under this key's name. */
+START_TEST(cache_wrong_key)
+{
+    make_tmp();
+    StrBuf log;
+    sb_init(&log);
+    char ptx[128], pa[4096], pb[4096];
+    unsigned char cubin[100];
+    TcCacheEntry e = sample_entry(3, ptx, cubin, sizeof cubin), got;
+    TcCacheKey ka = key_of("a"), kb = key_of("b");
+    TcCache *c = tc_cache_new(tmp_root, &log);
+    tc_cache_put(c, &ka, &e, &log);
+    tc_cache_entry_path(c, &ka, pa, sizeof pa);
+    tc_cache_entry_path(c, &kb, pb, sizeof pb);
+    tc_cache_free(c);
+    ck_assert_int_eq(rename(pa, pb), 0);
+    c = tc_cache_new(tmp_root, &log);
+    ck_assert_int_eq(tc_cache_get(c, &kb, &got, &log), 0);
+    ck_assert_msg(log.data && strstr(log.data, "another key"), "log: %s", log.data ? log.data : "");
+    tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(cache_read_only_dir)
+{
+    make_tmp();
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/ro", tmp_root);
+    mkdir(dir, 0700);
+    chmod(dir, 0500);
+    /* root (or CAP_DAC_OVERRIDE) writes anyway: nothing to test then */
+    char probe[600];
+    snprintf(probe, sizeof probe, "%s/probe", dir);
+    int fd = open(probe, O_WRONLY | O_CREAT, 0600);
+    if (fd >= 0) {
+        close(fd);
+        fprintf(stderr, "cache_read_only_dir: skipped, permissions are not enforced for this user\n");
+        remove_tmp();
+        return;
+    }
+    StrBuf log;
+    sb_init(&log);
+    char ptx[128];
+    unsigned char cubin[100];
+    TcCacheEntry e = sample_entry(4, ptx, cubin, sizeof cubin), got;
+    TcCacheKey k = key_of("ro");
+    TcCache *c = tc_cache_new(dir, &log);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(log.data && strstr(log.data, "not writable"), "log: %s", log.data ? log.data : "");
+    tc_cache_put(c, &k, &e, &log);
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1); /* memory still works */
+    tc_cache_entry_free(&got);
+    tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(cache_unusable_dir)
+{
+    /* a directory below a regular file cannot exist, even for root */
+    make_tmp();
+    char file[512], dir[600];
+    snprintf(file, sizeof file, "%s/plain", tmp_root);
+    fclose(fopen(file, "w"));
+    snprintf(dir, sizeof dir, "%s/cache", file);
+    StrBuf log;
+    sb_init(&log);
+    TcCache *c = tc_cache_new(dir, &log);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_null(tc_cache_dir(c));
+    ck_assert_msg(log.data && strstr(log.data, "without the disk cache"), "log: %s", log.data ? log.data : "");
+    char ptx[128];
+    unsigned char cubin[100];
+    TcCacheEntry e = sample_entry(5, ptx, cubin, sizeof cubin), got;
+    TcCacheKey k = key_of("unusable");
+    tc_cache_put(c, &k, &e, &log);
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1);
+    tc_cache_entry_free(&got);
+    tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+END_TEST
+
+/* The part of cache_full_disk that runs under the file size limit: no
+ * Check calls here, since Check itself writes its results to a file. */
+static int full_disk_child(void)
+{
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {.rlim_cur = 200, .rlim_max = RLIM_INFINITY};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+        return 10;
+    StrBuf log;
+    sb_init(&log);
+    char ptx[128];
+    unsigned char cubin[4000];
+    TcCacheEntry e = sample_entry(6, ptx, cubin, sizeof cubin), got;
+    TcCacheKey k1 = key_of("full 1"), k2 = key_of("full 2");
+    TcCache *c = tc_cache_new(tmp_root, &log);
+    tc_cache_put(c, &k1, &e, &log);
+    if (!log.data || !strstr(log.data, "cannot write"))
+        return 11;
+    size_t noted = log.len;
+    tc_cache_put(c, &k2, &e, &log);
+    if (log.len != noted) /* noted once */
+        return 12;
+    if (tc_cache_get(c, &k2, &got, &log) != 1) /* memory still works */
+        return 13;
+    tc_cache_entry_free(&got);
+    tc_cache_free(c);
+    sb_free(&log);
+    return 0;
+}
+
+START_TEST(cache_full_disk)
+{
+    /* a file size limit makes writes fail like a full disk (EFBIG) */
+    make_tmp();
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        _exit(full_disk_child());
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "full-disk child: status %d", status);
+    /* nothing half-written is left in the directory */
+    DIR *d = opendir(tmp_root);
+    int files = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        files += de->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(files, 0);
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(cache_concurrent_writers)
+{
+    make_tmp();
+    enum { PROCS = 8, ROUNDS = 25 };
+    char ptx[128];
+    static unsigned char cubin[200000];
+    TcCacheEntry e = sample_entry(9, ptx, cubin, sizeof cubin);
+    TcCacheKey k = key_of("concurrent");
+    pid_t pids[PROCS];
+    for (int i = 0; i < PROCS; i++) {
+        pids[i] = fork();
+        ck_assert_int_ge(pids[i], 0);
+        if (pids[i] == 0) {
+            /* each round: a fresh cache (no memory hits), read, write */
+            int bad = 0;
+            for (int r = 0; r < ROUNDS && !bad; r++) {
+                StrBuf log;
+                sb_init(&log);
+                TcCache *c = tc_cache_new(tmp_root, &log);
+                TcCacheEntry got;
+                if (tc_cache_get(c, &k, &got, &log)) {
+                    bad |= got.cubin_len != e.cubin_len || memcmp(got.cubin, e.cubin, e.cubin_len) != 0;
+                    tc_cache_entry_free(&got);
+                }
+                tc_cache_put(c, &k, &e, &log);
+                bad |= log.len != 0; /* no corruption, no write failure */
+                if (log.len)
+                    fprintf(stderr, "child %d: %s", i, log.data);
+                tc_cache_free(c);
+                sb_free(&log);
+            }
+            _exit(bad);
+        }
+    }
+    for (int i = 0; i < PROCS; i++) {
+        int status = 0;
+        ck_assert_int_eq(waitpid(pids[i], &status, 0), pids[i]);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed", i);
+    }
+    StrBuf log;
+    sb_init(&log);
+    TcCache *c = tc_cache_new(tmp_root, &log);
+    TcCacheEntry got;
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1);
+    assert_entry_eq(&got, &e);
+    tc_cache_entry_free(&got);
+    ck_assert_uint_eq(log.len, 0);
+    DIR *d = opendir(tmp_root);
+    int files = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        files += de->d_name[0] != '.';
+    closedir(d);
+    ck_assert_int_eq(files, 1); /* one entry, no temporaries */
+    tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(cache_memory_bound)
+{
+    StrBuf log;
+    sb_init(&log);
+    TcCache *c = tc_cache_new(NULL, &log);
+    ck_assert_ptr_null(tc_cache_dir(c));
+    char ptx[128], name[32];
+    unsigned char cubin[64];
+    TcCacheEntry e = sample_entry(2, ptx, cubin, sizeof cubin), got;
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "entry %d", i);
+        TcCacheKey k = key_of(name);
+        tc_cache_put(c, &k, &e, &log);
+    }
+    TcCacheKey first = key_of("entry 0"), last = key_of("entry 199");
+    ck_assert_int_eq(tc_cache_get(c, &first, &got, &log), 0); /* evicted */
+    ck_assert_int_eq(tc_cache_get(c, &last, &got, &log), 1);
+    tc_cache_entry_free(&got);
+    ck_assert_uint_eq(log.len, 0);
+    tc_cache_free(c);
+    sb_free(&log);
+}
+END_TEST
+
+START_TEST(cache_env)
+{
+    StrBuf log;
+    sb_init(&log);
+    make_tmp();
+    char want[600];
+    TcCache *c;
+
+    setenv("TILEC_CACHE_DIR", tmp_root, 1);
+    setenv("TILEC_CACHE", "0", 1);
+    c = tc_cache_from_env(&log);
+    ck_assert_ptr_null(tc_cache_dir(c));
+    tc_cache_free(c);
+
+    unsetenv("TILEC_CACHE");
+    c = tc_cache_from_env(&log);
+    ck_assert_str_eq(tc_cache_dir(c), tmp_root);
+    tc_cache_free(c);
+
+    unsetenv("TILEC_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", tmp_root, 1);
+    c = tc_cache_from_env(&log);
+    snprintf(want, sizeof want, "%s/tilec", tmp_root);
+    ck_assert_str_eq(tc_cache_dir(c), want);
+    tc_cache_free(c);
+
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", tmp_root, 1);
+    c = tc_cache_from_env(&log);
+    snprintf(want, sizeof want, "%s/.cache/tilec", tmp_root); /* created with its parents */
+    ck_assert_str_eq(tc_cache_dir(c), want);
+    tc_cache_free(c);
+
+    unsetenv("HOME");
+    c = tc_cache_from_env(&log);
+    ck_assert_ptr_null(tc_cache_dir(c));
+    ck_assert_msg(log.data && strstr(log.data, "HOME"), "log: %s", log.data ? log.data : "");
+    tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("api");
+    TCase *t = tcase_create("api");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, error_strings);
+    tcase_add_test(t, version_string);
+    tcase_add_test(t, null_handles);
+    tcase_add_test(t, getters_before_compile);
+    tcase_add_test(t, bad_option);
+    tcase_add_test(t, compile_error);
+    tcase_add_test(t, compile_ok_and_getters);
+    tcase_add_test(t, dump_env);
+    tcase_add_test(t, no_driver);
+    suite_add_tcase(s, t);
+    TCase *c = tcase_create("cache");
+    tcase_set_timeout(c, 120);
+    tcase_add_test(c, sha256_vectors);
+    tcase_add_test(c, key_fields);
+    tcase_add_test(c, cache_round_trip);
+    tcase_add_test(c, cache_corrupt_payload);
+    tcase_add_test(c, cache_corrupt_header);
+    tcase_add_test(c, cache_truncated);
+    tcase_add_test(c, cache_truncated_header);
+    tcase_add_test(c, cache_foreign);
+    tcase_add_test(c, cache_wrong_key);
+    tcase_add_test(c, cache_read_only_dir);
+    tcase_add_test(c, cache_unusable_dir);
+    tcase_add_test(c, cache_full_disk);
+    tcase_add_test(c, cache_concurrent_writers);
+    tcase_add_test(c, cache_memory_bound);
+    tcase_add_test(c, cache_env);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_ENV); /* CK_VERBOSITY=verbose lists each test */
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
