@@ -42,7 +42,7 @@ typedef enum {
     TILEC_ERROR_JIT,               /* the driver rejected the PTX; its JIT log is in the log */
     TILEC_ERROR_LAUNCH,            /* launch or execution failed; CUDA error name in the log */
     TILEC_ERROR_CUDA,              /* another driver call failed; CUDA error name in the log */
-    TILEC_ERROR_CACHE,             /* the kernel cache could not be used (never fatal on its own) */
+    TILEC_ERROR_CACHE,             /* reserved: cache problems are notes in the log, never errors */
     TILEC_ERROR_COUNT
 } tilecResult;
 
@@ -64,6 +64,7 @@ TILEC_API tilecResult tilecCompileProgram(tilecProgram prog, int nopts, const ch
 /* The log: diagnostics, warnings and notes of the last compile; never NULL
  * for a valid program. Valid until the next compile or destroy. */
 TILEC_API tilecResult tilecGetProgramLog(tilecProgram prog, const char **log);
+/* size (may be NULL) excludes the terminating NUL. */
 TILEC_API tilecResult tilecGetPTX(tilecProgram prog, const char **ptx, size_t *size);
 
 typedef enum {
@@ -91,11 +92,17 @@ TILEC_API tilecResult tilecGetKernelInfo(tilecProgram prog, unsigned index, tile
 
 typedef struct tilecRuntime_st *tilecRuntime;   /* a device + its context + the cache */
 typedef struct tilecModule_st *tilecModule;     /* a loaded program */
-typedef struct tilecStream_st *tilecStream;     /* NULL = the default stream */
+typedef struct tilecStream_st *tilecStream;     /* the caller's CUstream, cast; NULL = the default stream */
 typedef uint64_t tilecDevicePtr;
 
+/* On failure *rt still receives a handle that holds only the log (read it
+ * with tilecRuntimeGetLog to learn why); every other call on it returns the
+ * same error, and it must be destroyed. Modules keep their runtime alive, so
+ * destroying a runtime before unloading its modules is safe. */
 TILEC_API tilecResult tilecRuntimeCreate(tilecRuntime *rt, int device);
-/* Last error explanation of the runtime (CUDA error names, JIT log, cache notes). */
+/* Last error explanation of the runtime (CUDA error names, JIT log, cache
+ * notes). A failing call replaces the log, notes of successful calls are
+ * appended; the pointer is valid until the next call on this runtime. */
 TILEC_API tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log);
 /* "NVIDIA H200 (sm_90)" */
 TILEC_API tilecResult tilecRuntimeDeviceName(tilecRuntime rt, const char **name);

@@ -11,6 +11,7 @@
  * is written, nothing outside C is.
  */
 #include "gpu_common.h"
+#include "reference/round.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -55,73 +56,6 @@ typedef struct {
 } Shape;
 
 static int failures;
-
-static uint16_t f32_to_f16(float f)
-{
-    /* round to nearest even through the usual bit manipulation */
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
-    if (e == 0xff)
-        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
-    int ee = (int)e - 127 + 15;
-    if (ee >= 31)
-        return (uint16_t)(sign | 0x7c00);
-    if (ee <= 0) {
-        if (ee < -10)
-            return (uint16_t)sign;
-        m |= 0x800000;
-        int shift = 14 - ee;
-        uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (h & 1)))
-            h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = (uint32_t)ee << 10 | m >> 13, rem = m & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-        h++;
-    return (uint16_t)(sign | h);
-}
-
-static float f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, x;
-    if (e == 0x1f)
-        x = sign | 0x7f800000 | (m << 13);
-    else if (e == 0) {
-        if (!m)
-            x = sign;
-        else { /* subnormal: normalize */
-            int s = 0;
-            while (!(m & 0x400)) {
-                m <<= 1;
-                s++;
-            }
-            x = sign | (uint32_t)(127 - 15 - s + 1) << 23 | (m & 0x3ff) << 13;
-        }
-    } else
-        x = sign | (e - 15 + 127) << 23 | m << 13;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffff) > 0x7f800000)
-        return (uint16_t)((x >> 16) | 0x40);
-    return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
-static float bf16_to_f32(uint16_t h)
-{
-    uint32_t x = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
 
 /* Relative error allowed per element, times sum_k |a||b|. */
 static double tolerance(const Config *c, int K)

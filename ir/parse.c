@@ -1,0 +1,1426 @@
+/*
+ * The .tir lexer and recursive-descent parser (grammar: docs/TIR.md).
+ *
+ * Guarantees, for any input bytes: reads only src[0..len) (no NUL needed),
+ * never aborts, frees everything it allocates, recurses only through nested
+ * for bodies (at most TIR_MAX_NESTING deep; deeper bodies are skipped with a
+ * loop, not recursion), and stops after d->max_errors errors.
+ *
+ * Each instruction is typechecked (tir_check_inst) as soon as it is built, so
+ * errors come in source order and point at the op's token. After an error
+ * the parser skips to the next statement (a statement-starting token at the
+ * start of a line, or '}', skipping balanced braces) and goes on. A
+ * statement that failed still defines its names, bound to "poison" (value 0
+ * or a value of type TY_NONE); uses of poison report nothing, so one mistake
+ * gives one error.
+ *
+ * Block lists are contiguous in the pool: instructions of open blocks are
+ * collected on a scratch stack and pushed when their block closes (inner
+ * blocks first). Literal operands become unnamed const instructions placed
+ * just before their user, typed by tir_literal_type (typecheck.c).
+ */
+#include "ir.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* typecheck.c (not in ir.h yet) */
+TirType tir_literal_type(const TirModule *m, TirOp op, const uint32_t *args, const uint8_t *is_lit,
+                         uint32_t nargs, uint32_t k, TirType written, uint32_t loop);
+
+enum { T_EOF, T_VALUE, T_KNAME, T_WORD, T_INT, T_FLOAT, T_STRING, T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE,
+       T_LBRACK, T_RBRACK, T_LT, T_GT, T_COMMA, T_COLON, T_EQ };
+
+typedef struct {
+    int kind;
+    const char *s; /* text in the source; names without the sigil */
+    size_t n;
+    TirLoc loc;
+    uint8_t nl;  /* first token of its line */
+    uint8_t bad; /* malformed number, already reported */
+    uint8_t hex;
+    int64_t i;
+    double f;
+} Tok;
+
+/* Name table entry. Keys point into the source, which outlives the parse. */
+enum { S_DEF, S_PENDING, S_LOOP, S_UNDEF };
+typedef struct {
+    const char *s;
+    size_t n;
+    uint32_t val;   /* 0: poison */
+    uint32_t scope; /* defining block */
+    TirLoc loc;     /* of the defining name; identifies the owner statement */
+    int state;
+} Sym;
+typedef struct { Sym *e; size_t cap, n; } Map;
+
+typedef struct { uint32_t v; uint8_t lit; Tok t; } Opnd;
+typedef struct { Tok name, val; } Attr;
+
+typedef struct {
+    TirModule *m;
+    Diag *d;
+    const char *src;
+    size_t len, pos;
+    uint32_t line, col;
+    int bol, quiet, stop, err0, limit, eof_reported, bad;
+    int lexing, lexerr; /* in next(); a lexical error in this statement */
+    unsigned long ntok;
+    Tok cur;
+    TirLoc prev_end;
+    StrBuf str; /* contents of the last string token */
+    uint32_t *insts; size_t ninsts, cap_insts; /* instructions of open blocks */
+    Opnd *ops; size_t nops, cap_ops;           /* operands being parsed */
+    uint32_t *args; uint8_t *islit; size_t cap_args;
+    Tok *names; size_t nnames, cap_names;      /* names of open statements */
+    Map syms, kernels;
+    int depth;
+    uint32_t scope[TIR_MAX_NESTING + 1], loop[TIR_MAX_NESTING + 1];
+} P;
+
+static const TirType NONE_T = {0};
+
+/* ---- errors ---- */
+
+static void check_limit(P *p)
+{
+    if (p->d->nerrors >= p->limit)
+        p->stop = 1;
+}
+
+static void err(P *p, TirLoc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void err(P *p, TirLoc loc, const char *fmt, ...)
+{
+    if (p->stop || p->quiet || (p->lexerr && !p->lexing)) /* after a lexical error: quiet */
+        return;
+    p->lexerr |= p->lexing;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(p->d, loc, "%s", msg);
+    p->bad = 1;
+    check_limit(p);
+}
+
+static void oom(P *p)
+{
+    if (!p->stop) {
+        diag_error(p->d, p->cur.loc, "out of memory");
+        p->stop = 1;
+    }
+}
+
+static int grow(P *p, void **a, size_t *cap, size_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 1;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*a, nc * sz);
+    if (!q)
+        return oom(p), 0;
+    *a = q;
+    *cap = nc;
+    return 1;
+}
+
+/* At most 40 bytes of a token, for messages. */
+#define TXT(t) (int)((t)->n < 40 ? (t)->n : 40), (t)->s
+
+/* ---- lexer ---- */
+
+static int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+static int is_name_char(int c) { return is_alpha(c) || is_digit(c) || c == '.'; }
+static int is_word_char(int c) { return is_name_char(c) || c == '-'; }
+static int at(P *p, size_t off) { return p->pos + off < p->len ? (unsigned char)p->src[p->pos + off] : -1; }
+static void skip_n(P *p, size_t n) { p->pos += n, p->col += (uint32_t)n; } /* no newline inside */
+
+static int text_is(const Tok *t, const char *w) { return t->n == strlen(w) && memcmp(t->s, w, t->n) == 0; }
+
+/* Classifies a run that starts with a digit or '-digit': an integer, a float
+ * or (when it is no number) a word such as 64x64xf32 or 3xtf32. */
+static void lex_number(P *p, Tok *t)
+{
+    const char *s = t->s;
+    size_t n = t->n, i = s[0] == '-', j;
+    int neg = (int)i;
+    if (n - i > 2 && s[i] == '0' && (s[i + 1] | 32) == 'x') {
+        uint64_t u = 0;
+        int over = 0;
+        for (j = i + 2; j < n; j++) {
+            int c = s[j] | 32, dv = is_digit(s[j]) ? s[j] - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+            if (dv < 0)
+                break;
+            over |= u >> 60 != 0;
+            u = u << 4 | (uint64_t)dv;
+        }
+        if (j < n)
+            goto word;
+        t->kind = T_INT, t->hex = 1;
+        t->i = u > INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u;
+        if (neg || over)
+            err(p, t->loc, neg ? "negative hexadecimal literals are not allowed: '%.*s'"
+                               : "'%.*s' does not fit in 64 bits", TXT(t)), t->bad = 1, t->i = 0;
+        return;
+    }
+    uint64_t u = 0;
+    int over = 0;
+    for (j = i; j < n && is_digit(s[j]); j++) {
+        over |= u > (UINT64_MAX - 9) / 10;
+        u = u * 10 + (uint64_t)(s[j] - '0');
+    }
+    if (j == n) {
+        t->kind = T_INT;
+        if (over || u > (uint64_t)INT64_MAX + (uint64_t)neg) {
+            err(p, t->loc, "integer literal '%.*s' does not fit in 64 bits", TXT(t));
+            t->bad = 1;
+        } else
+            t->i = neg ? (int64_t)(0 - u) : (int64_t)u;
+        return;
+    }
+    size_t k = j;
+    int frac = 0;
+    if (s[k] == '.')
+        for (frac = 1, k++; k < n && is_digit(s[k]); k++)
+            ;
+    if (k < n && (s[k] | 32) == 'e') {
+        k++;
+        size_t e0 = k + (k < n && (s[k] == '+' || s[k] == '-'));
+        for (k = e0; k < n && is_digit(s[k]); k++)
+            ;
+        frac = k > e0 ? 2 : 0;
+    }
+    if (k == n && frac) {
+        char buf[256];
+        t->kind = T_FLOAT;
+        if (n >= sizeof buf) {
+            err(p, t->loc, "number literal '%.*s...' is too long", TXT(t));
+            t->bad = 1;
+            return;
+        }
+        memcpy(buf, s, n);
+        buf[n] = 0;
+        errno = 0;
+        t->f = strtod(buf, NULL);
+        if (errno == ERANGE && isinf(t->f)) {
+            err(p, t->loc, "float literal '%.*s' is out of range", TXT(t));
+            t->bad = 1, t->f = 0;
+        }
+        return;
+    }
+word:
+    t->kind = T_WORD;
+    if (neg) {
+        err(p, t->loc, "malformed number '%.*s'", TXT(t));
+        t->kind = T_INT, t->bad = 1;
+    }
+}
+
+static void lex_string(P *p, Tok *t)
+{
+    p->str.len = 0;
+    skip_n(p, 1);
+    for (;;) {
+        int c = at(p, 0);
+        if (c < 0 || c == '\n') {
+            err(p, t->loc, "unterminated string");
+            break;
+        }
+        if (c == '"') {
+            skip_n(p, 1);
+            break;
+        }
+        char ch = (char)c;
+        if (c == '\\') {
+            int e = at(p, 1);
+            ch = e == 'n' ? '\n' : e == 't' ? '\t' : e == '"' ? '"' : e == '\\' ? '\\' : 0;
+            if (!ch) {
+                if (e < 0 || e == '\n') {
+                    skip_n(p, 1);
+                    continue;
+                }
+                err(p, (TirLoc){p->line, p->col}, "unknown escape in string; use \\\", \\\\, \\n or \\t");
+            }
+            skip_n(p, 2);
+        } else {
+            if (c < 0x20 || c == 0x7f)
+                err(p, (TirLoc){p->line, p->col}, "control character in string; use \\n or \\t");
+            skip_n(p, 1);
+        }
+        if (ch)
+            sb_putn(&p->str, &ch, 1);
+    }
+    if (p->str.oom)
+        oom(p);
+    t->n = (size_t)(p->src + p->pos - t->s);
+}
+
+/* Makes the next token current. Lexical errors are reported here and the
+ * offending bytes skipped, so the parser sees only valid tokens. */
+static void next(P *p)
+{
+    static const char punct[] = "(){}[]<>,:=";
+    static const int pkind[] = {T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE, T_LBRACK, T_RBRACK, T_LT, T_GT,
+                                T_COMMA, T_COLON, T_EQ};
+    Tok t = {0};
+    int bad = p->bad; /* a lexical error is not the current statement's */
+    p->lexing = 1;
+    p->prev_end = (TirLoc){p->line, p->col};
+    p->ntok++;
+    for (;;) {
+        int c;
+        while ((c = at(p, 0)) >= 0) {
+            if (c == '\n')
+                p->pos++, p->line++, p->col = 1, p->bol = 1;
+            else if (c == ' ' || c == '\t' || c == '\r')
+                skip_n(p, 1);
+            else if (c == '/' && at(p, 1) == '/')
+                while (at(p, 0) >= 0 && at(p, 0) != '\n')
+                    skip_n(p, 1);
+            else
+                break;
+        }
+        t = (Tok){.kind = T_EOF, .s = p->src + p->pos, .loc = {p->line, p->col}, .nl = (uint8_t)p->bol};
+        if (c < 0 || p->stop)
+            break;
+        const char *pc = c ? strchr(punct, c) : NULL;
+        if (pc) {
+            t.kind = pkind[pc - punct], t.n = 1;
+            skip_n(p, 1);
+            break;
+        }
+        if (c == '%' || c == '@') {
+            size_t n = 1;
+            while (is_name_char(at(p, n)))
+                n++;
+            skip_n(p, n);
+            if (n == 1) {
+                err(p, t.loc, "expected a name after '%c'", c);
+                continue;
+            }
+            t.kind = c == '%' ? T_VALUE : T_KNAME, t.s++, t.n = n - 1;
+            if (t.n > 1024)
+                err(p, t.loc, "name '%.*s...' is longer than 1024 characters", TXT(&t));
+            break;
+        }
+        if (c == '"') {
+            t.kind = T_STRING;
+            lex_string(p, &t);
+            break;
+        }
+        if (is_digit(c) || is_alpha(c) || (c == '-' && (is_digit(at(p, 1)) || is_alpha(at(p, 1))))) {
+            size_t n = 1;
+            for (int d; (d = at(p, n)) >= 0; n++)
+                if (!is_word_char(d) && !(d == '+' && !is_alpha(c) && (at(p, n - 1) | 32) == 'e'))
+                    break;
+            skip_n(p, n);
+            t.n = n;
+            if (is_digit(c) || (c == '-' && is_digit(t.s[1]))) {
+                lex_number(p, &t);
+            } else if (text_is(&t, "inf") || text_is(&t, "-inf") || text_is(&t, "nan")) {
+                t.kind = T_FLOAT, t.f = t.s[0] == 'n' ? NAN : t.s[0] == '-' ? -INFINITY : INFINITY;
+            } else if (c == '-') {
+                err(p, t.loc, "unexpected '%.*s'", TXT(&t));
+                continue;
+            } else {
+                t.kind = T_WORD;
+            }
+            break;
+        }
+        /* a run of bytes that cannot start a token: one error for all */
+        size_t n = 1;
+        for (int d; (d = at(p, n)) >= 0 && !(d && strchr(" \t\r\n%@\"-/(){}[]<>,:=", d)) && !is_name_char(d);)
+            n++;
+        if (c >= 0x21 && c < 0x7f)
+            err(p, t.loc, "unexpected character '%c'", c);
+        else
+            err(p, t.loc, "unexpected byte 0x%02x", (unsigned)c);
+        skip_n(p, n);
+    }
+    p->bol = 0;
+    p->cur = t;
+    p->bad = bad;
+    p->lexing = 0;
+}
+
+/* ---- name table ---- */
+
+static size_t hash(const char *s, size_t n)
+{
+    size_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static Sym *map_find(Map *mp, const char *s, size_t n)
+{
+    if (!mp->cap)
+        return NULL;
+    for (size_t i = hash(s, n) & (mp->cap - 1);; i = (i + 1) & (mp->cap - 1)) {
+        Sym *e = &mp->e[i];
+        if (!e->s)
+            return NULL;
+        if (e->n == n && memcmp(e->s, s, n) == 0)
+            return e;
+    }
+}
+
+/* Adds a key known to be absent; the entry is valid until the next add. */
+static Sym *map_add(P *p, Map *mp, const char *s, size_t n)
+{
+    if ((mp->n + 1) * 2 > mp->cap) {
+        size_t nc = mp->cap ? mp->cap * 2 : 256;
+        Sym *ne = calloc(nc, sizeof *ne);
+        if (!ne)
+            return oom(p), NULL;
+        for (size_t i = 0; i < mp->cap; i++)
+            if (mp->e[i].s) {
+                size_t j = hash(mp->e[i].s, mp->e[i].n) & (nc - 1);
+                while (ne[j].s)
+                    j = (j + 1) & (nc - 1);
+                ne[j] = mp->e[i];
+            }
+        free(mp->e);
+        mp->e = ne, mp->cap = nc;
+    }
+    size_t i = hash(s, n) & (mp->cap - 1);
+    while (mp->e[i].s)
+        i = (i + 1) & (mp->cap - 1);
+    mp->n++;
+    mp->e[i] = (Sym){.s = s, .n = n};
+    return &mp->e[i];
+}
+
+static void map_clear(Map *mp)
+{
+    if (mp->cap)
+        memset(mp->e, 0, mp->cap * sizeof *mp->e);
+    mp->n = 0;
+}
+
+static int scope_open(P *p, uint32_t b)
+{
+    for (int i = p->depth; i >= 0; i--)
+        if (p->scope[i] == b)
+            return 1;
+    return 0;
+}
+
+/* Declares a name in the current block; NULL after a redefinition error. */
+static Sym *define(P *p, const Tok *t, int state)
+{
+    Sym *s = map_find(&p->syms, t->s, t->n);
+    if (s && s->state != S_UNDEF) {
+        TirLoc prev = s->loc;
+        err(p, t->loc, "redefinition of '%%%.*s'", TXT(t));
+        if (!p->stop)
+            diag_note(p->d, prev, "previous definition of '%%%.*s' is here", TXT(t));
+        return NULL;
+    }
+    if (!s && !(s = map_add(p, &p->syms, t->s, t->n)))
+        return NULL;
+    *s = (Sym){.s = t->s, .n = t->n, .scope = p->scope[p->depth], .loc = t->loc, .state = state};
+    return s;
+}
+
+/* Binds a name declared by this statement to its value (0: poison). */
+static void bind(P *p, const Tok *t, uint32_t v)
+{
+    Sym *s = map_find(&p->syms, t->s, t->n);
+    if (s && s->loc.line == t->loc.line && s->loc.col == t->loc.col && s->state != S_UNDEF)
+        s->val = v, s->state = S_DEF;
+}
+
+static uint32_t name_str(P *p, const Tok *t) { return tir_add_string(p->m, t->s, t->n); }
+
+/* The value a use of %name refers to; 0 (poison) after an error. */
+static uint32_t use(P *p, const Tok *t)
+{
+    Sym *s = map_find(&p->syms, t->s, t->n);
+    if (!s) {
+        err(p, t->loc, "use of undefined value '%%%.*s'", TXT(t));
+        if ((s = map_add(p, &p->syms, t->s, t->n))) /* later uses stay quiet */
+            s->state = S_UNDEF, s->loc = t->loc;
+        return 0;
+    }
+    if (s->state == S_PENDING)
+        err(p, t->loc, "use of '%%%.*s' in its own definition", TXT(t));
+    else if (s->state == S_LOOP)
+        err(p, t->loc, "use of '%%%.*s' inside the loop that defines it", TXT(t));
+    else if (s->state == S_DEF && !scope_open(p, s->scope))
+        err(p, t->loc, "'%%%.*s' is defined inside a loop body and is not visible here", TXT(t));
+    else
+        return s->val;
+    return 0;
+}
+
+static int poisoned(P *p, uint32_t v) { return v == 0 || p->m->values[v].type.kind == TY_NONE; }
+
+/* ---- parser helpers ---- */
+
+static int is(P *p, int kind) { return p->cur.kind == kind; }
+static int is_word(P *p, const char *w) { return p->cur.kind == T_WORD && text_is(&p->cur, w); }
+/* Where something missing is reported: after the previous token when the
+ * current one starts a new line. */
+static TirLoc here(P *p) { return p->cur.nl || p->cur.kind == T_EOF ? p->prev_end : p->cur.loc; }
+
+/* Describes the current token; eol: say "end of line" for a token that
+ * starts a line (when the error is reported after the previous token). */
+static const char *got(P *p, char *buf, size_t sz, int eol)
+{
+    const Tok *t = &p->cur;
+    if (t->kind == T_EOF)
+        return "end of input";
+    if (t->nl && eol)
+        return "end of line";
+    if (t->kind == T_STRING)
+        return "a string";
+    snprintf(buf, sz, "'%s%.*s'", t->kind == T_VALUE ? "%" : t->kind == T_KNAME ? "@" : "", TXT(t));
+    return buf;
+}
+
+static int expect(P *p, int kind, const char *msg)
+{
+    if (p->cur.kind == kind) {
+        next(p);
+        return 1;
+    }
+    err(p, here(p), "%s", msg);
+    return 0;
+}
+
+static int stmt_start(P *p)
+{
+    return is(p, T_VALUE) || is_word(p, "store") || is_word(p, "yield") || is_word(p, "for");
+}
+
+/* Skips a balanced {...} group starting at '{' (stops early at a 'kernel'
+ * that starts a line, so a missing '}' costs one kernel, not the file). */
+static void skip_balanced(P *p)
+{
+    size_t depth = 0;
+    do {
+        if (is(p, T_LBRACE))
+            depth++;
+        else if (is(p, T_RBRACE))
+            depth--;
+        next(p);
+    } while (depth && !is(p, T_EOF) && !p->stop && !(p->cur.nl && is_word(p, "kernel")));
+}
+
+/* After an error: skip to a statement start on a new line or a '}' that
+ * closes the current block, skipping balanced braces on the way. */
+static void resync(P *p)
+{
+    size_t depth = 0;
+    while (!is(p, T_EOF) && !p->stop && !(p->cur.nl && is_word(p, "kernel"))) {
+        if (depth == 0 && p->cur.nl && stmt_start(p))
+            return;
+        if (is(p, T_LBRACE))
+            depth++;
+        else if (is(p, T_RBRACE) && depth-- == 0)
+            return;
+        next(p);
+    }
+}
+
+/* Is this %name the start of the next statement (`%a =`, `%a, %b =`)?
+ * Looks ahead without reporting anything, then rewinds. */
+static int looks_like_def(P *p)
+{
+    P save = *p;
+    int r = 0;
+    p->quiet = 1;
+    while (is(p, T_VALUE)) {
+        next(p);
+        if (is(p, T_EQ)) {
+            r = 1;
+            break;
+        }
+        if (!is(p, T_COMMA))
+            break;
+        next(p);
+    }
+    save.str = p->str; /* the only state lexing may have reallocated */
+    *p = save;
+    return r;
+}
+
+static int operand_start(P *p)
+{
+    return is(p, T_INT) || is(p, T_FLOAT) || (is(p, T_VALUE) && !(p->cur.nl && looks_like_def(p)));
+}
+
+static int parse_operand(P *p)
+{
+    char buf[64];
+    Opnd o = {0};
+    if (is(p, T_VALUE))
+        o.v = use(p, &p->cur);
+    else if (is(p, T_INT) || is(p, T_FLOAT))
+        o.lit = 1;
+    else
+        return err(p, here(p), "expected an operand (a %%name or a number), got %s", got(p, buf, sizeof buf, 1)), 0;
+    o.t = p->cur;
+    if (!grow(p, (void **)&p->ops, &p->cap_ops, p->nops + 1, sizeof *p->ops))
+        return 0;
+    p->ops[p->nops++] = o;
+    next(p);
+    return 1;
+}
+
+static int parse_operands(P *p)
+{
+    if (!parse_operand(p))
+        return 0;
+    while (is(p, T_COMMA)) {
+        next(p);
+        if (!parse_operand(p))
+            return 0;
+    }
+    /* `add %a %b`: a missing comma, unless a statement starts there */
+    if ((is(p, T_INT) || is(p, T_FLOAT) || is(p, T_VALUE)) && !p->cur.nl && !(is(p, T_VALUE) && looks_like_def(p)))
+        return err(p, p->prev_end, "expected ',' between operands"), 0;
+    return 1;
+}
+
+/* '[' operands ']' */
+static int parse_index(P *p, const char *what, const char *close_msg)
+{
+    if (!expect(p, T_LBRACK, what) || !parse_operands(p))
+        return 0;
+    return expect(p, T_RBRACK, close_msg);
+}
+
+/* ---- types ---- */
+
+static TirElem elem_lookup(const char *s, size_t n)
+{
+    for (int e = ELEM_I32; e <= ELEM_F32; e++)
+        if (strlen(tir_elem_name((TirElem)e)) == n && memcmp(tir_elem_name((TirElem)e), s, n) == 0)
+            return (TirElem)e;
+    return ELEM_NONE;
+}
+
+/* tile<RxCxE>: the tokens inside <> are glued back together, so that both
+ * `64x64xf32` and `64 x 64 x f32` read the same. */
+static int parse_tile(P *p, TirType *t)
+{
+    char spec[72];
+    size_t n = 0;
+    TirLoc loc = p->cur.loc;
+    while ((is(p, T_INT) || is(p, T_WORD)) && n + p->cur.n < 64) {
+        memcpy(spec + n, p->cur.s, p->cur.n);
+        n += p->cur.n;
+        next(p);
+    }
+    spec[n] = 0;
+    if (!expect(p, T_GT, "expected '>' to close the tile type"))
+        return 0;
+    uint64_t dim[2] = {0, 0};
+    const char *s = spec;
+    for (int k = 0; k < 2; k++) {
+        const char *s0 = s;
+        for (; is_digit(*s); s++)
+            dim[k] = dim[k] < 100000000 ? dim[k] * 10 + (uint64_t)(*s - '0') : dim[k];
+        if (s == s0 || *s++ != 'x')
+            return err(p, loc, "malformed tile type 'tile<%s>'; expected tile<ROWSxCOLSxELEM>, e.g. tile<64x64xf32>",
+                       spec), 1;
+    }
+    TirElem e = elem_lookup(s, strlen(s));
+    if (!e)
+        return err(p, loc, "unknown element type '%s'", s), 1;
+    for (int k = 0; k < 2; k++) {
+        if (dim[k] == 0 || (dim[k] & (dim[k] - 1)))
+            return err(p, loc, "tile dimension %llu is not a power of two", (unsigned long long)dim[k]), 1;
+        if (dim[k] > TIR_MAX_TILE_DIM)
+            return err(p, loc, "tile dimension %llu exceeds %u", (unsigned long long)dim[k], TIR_MAX_TILE_DIM), 1;
+    }
+    if (dim[0] * dim[1] > TIR_MAX_TILE_ELEMS)
+        return err(p, loc, "tile<%s> has %llu elements; at most %u are allowed", spec,
+                   (unsigned long long)(dim[0] * dim[1]), TIR_MAX_TILE_ELEMS), 1;
+    *t = tir_tile(e, (uint32_t)dim[0], (uint32_t)dim[1]);
+    return 1;
+}
+
+/* Returns 0 on a syntax error; 1 when a type was read, with *t = TY_NONE
+ * if it was invalid (reported). */
+static int parse_type(P *p, TirType *t)
+{
+    char buf[64];
+    Tok w = p->cur;
+    *t = NONE_T;
+    if (!is(p, T_WORD))
+        return err(p, here(p), "expected a type, got %s", got(p, buf, sizeof buf, 1)), 0;
+    next(p);
+    TirElem e = elem_lookup(w.s, w.n);
+    if (e == ELEM_I32 || e == ELEM_I64 || e == ELEM_F32)
+        return *t = tir_scalar(e), 1;
+    if (e)
+        return err(p, w.loc, "'%.*s' is not a scalar type (scalars are i32, i64 and f32; use a tile)", TXT(&w)), 1;
+    if (text_is(&w, "tile"))
+        return expect(p, T_LT, "expected '<' after 'tile'") && parse_tile(p, t);
+    if (text_is(&w, "ptr")) {
+        if (!expect(p, T_LT, "expected '<' after 'ptr'"))
+            return 0;
+        Tok el = p->cur;
+        if (!is(p, T_WORD))
+            return err(p, here(p), "expected an element type after 'ptr<'"), 0;
+        next(p);
+        if (!expect(p, T_GT, "expected '>' after the element type"))
+            return 0;
+        if (!(e = elem_lookup(el.s, el.n)))
+            return err(p, el.loc, "unknown element type '%.*s'", TXT(&el)), 1;
+        return *t = (TirType){.kind = TY_PTR, .elem = (uint8_t)e}, 1;
+    }
+    if (text_is(&w, "view"))
+        err(p, w.loc, "view types cannot be written; a view gets its type from its 'view' op");
+    else
+        err(p, w.loc, "unknown type '%.*s'", TXT(&w));
+    if (is(p, T_LT)) /* skip a parameter list such as tiel<64x64xf32> */
+        while (!is(p, T_EOF) && !is(p, T_GT) && !p->cur.nl)
+            next(p);
+    if (is(p, T_GT))
+        next(p);
+    return 1;
+}
+
+/* ---- building instructions ---- */
+
+static void push_inst(P *p, uint32_t i)
+{
+    if (grow(p, (void **)&p->insts, &p->cap_insts, p->ninsts + 1, sizeof *p->insts))
+        p->insts[p->ninsts++] = i;
+}
+
+static uint32_t new_inst(P *p, TirOp op, TirLoc loc, const uint32_t *args, uint32_t n)
+{
+    if (p->m->ninsts + 1 > TIR_MAX_INSTS) {
+        err(p, loc, "too many instructions (the limit is %u)", TIR_MAX_INSTS);
+        p->stop = 1;
+        return 0;
+    }
+    uint32_t i = tir_build(p->m, op, loc, NONE_T, args, n);
+    if (!i || p->m->oom)
+        return oom(p), 0;
+    return i;
+}
+
+/* The value of literal t as element type e: integer bits in *iv, float
+ * (rounded to f32, as f32 is the widest float) in *fv. A hexadecimal
+ * literal where a float is expected is the f32 bit pattern. */
+static int lit_value(P *p, const Tok *t, TirElem e, int64_t *iv, double *fv)
+{
+    *iv = 0, *fv = 0;
+    if (t->bad || e == ELEM_NONE)
+        return 1;
+    if (!tir_elem_is_float(e)) {
+        if (t->kind != T_INT)
+            return err(p, t->loc, "expected an integer for %s, got '%.*s'", tir_elem_name(e), TXT(t)), 0;
+        int64_t v = t->i;
+        if (e == ELEM_I32 && t->hex) {
+            if ((uint64_t)v > 0xffffffffu)
+                return err(p, t->loc, "'%.*s' does not fit in 32 bits", TXT(t)), 0;
+            v = v > INT32_MAX ? v - 0x100000000LL : v;
+        } else if (e == ELEM_I32 && (v < INT32_MIN || v > INT32_MAX))
+            return err(p, t->loc, "integer %lld does not fit in i32", (long long)v), 0;
+        *iv = v, *fv = (double)v;
+        return 1;
+    }
+    if (t->kind == T_INT && t->hex) {
+        if ((uint64_t)t->i > 0xffffffffu)
+            return err(p, t->loc, "hexadecimal float literal '%.*s' must be a 32-bit pattern", TXT(t)), 0;
+        uint32_t bits = (uint32_t)t->i;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        *fv = f;
+        return 1;
+    }
+    double x = t->kind == T_INT ? (double)t->i : t->f;
+    if (isfinite(x) && fabs(x) >= 0x1.ffffffp127) /* rounds to inf as f32 */
+        return err(p, t->loc, "'%.*s' is out of range for f32", TXT(t)), 0;
+    *fv = (double)(float)x;
+    return 1;
+}
+
+/* full / padding of an integer tile keep the value in a double: it must be
+ * exact there. */
+static int lit_fval(P *p, const Tok *t, TirElem e, double *fv)
+{
+    int64_t iv;
+    if (!lit_value(p, t, e, &iv, fv))
+        return 0;
+    if (!tir_elem_is_float(e) && !t->bad && (*fv >= 9223372036854775808.0 || (int64_t)*fv != iv))
+        return err(p, t->loc, "integer %lld cannot be held exactly here (values are stored as doubles)",
+                   (long long)iv), 0;
+    return 1;
+}
+
+/* Turns the operands in p->ops into value indices in p->args, emitting a
+ * const for each literal. Returns 1, 0 after an error, -1 when an operand is
+ * poison (nothing reported). */
+static int resolve(P *p, TirOp op, TirType written, uint32_t loop)
+{
+    size_t n = p->nops;
+    if (!grow(p, (void **)&p->args, &p->cap_args, n + 1, sizeof *p->args))
+        return 0;
+    uint8_t *lit = realloc(p->islit, p->cap_args);
+    if (!lit)
+        return oom(p), 0;
+    p->islit = lit;
+    int pois = 0;
+    for (size_t j = 0; j < n; j++) {
+        lit[j] = p->ops[j].lit;
+        p->args[j] = p->ops[j].v;
+        pois |= !lit[j] && poisoned(p, p->ops[j].v);
+    }
+    if (pois)
+        return -1;
+    /* all literal types first, then the consts: each literal sees the
+     * others as literals, as the printer does when it inlines them */
+    for (size_t j = 0; j < n; j++)
+        if (lit[j]) {
+            TirType t = tir_literal_type(p->m, op, p->args, lit, (uint32_t)n, (uint32_t)j, written, loop);
+            if (t.kind == TY_NONE) {
+                const char *half = NULL;
+                for (size_t k = 0; k < n; k++)
+                    if (!lit[k] && (tir_ops[op].flags & OPF_EWISE) &&
+                        (p->m->values[p->args[k]].type.elem == ELEM_F16 || p->m->values[p->args[k]].type.elem == ELEM_BF16))
+                        half = tir_elem_name((TirElem)p->m->values[p->args[k]].type.elem);
+                if (half)
+                    return err(p, p->ops[j].t.loc, "%s: a literal cannot be combined with %s elements (there are no "
+                               "%s scalars); use full or splat", tir_ops[op].name, half, half), 0;
+                return err(p, p->ops[j].t.loc, "%s: cannot tell the type of literal '%.*s' here; define it with "
+                           "'const'", tir_ops[op].name, TXT(&p->ops[j].t)), 0;
+            }
+            p->args[j] = (uint32_t)t.elem; /* stash; turned into a value below */
+        }
+    for (size_t j = 0; j < n; j++)
+        if (lit[j]) {
+            TirType t = tir_scalar((TirElem)p->args[j]);
+            TirInst *in;
+            int64_t iv;
+            double fv;
+            uint32_t i, v;
+            if (!lit_value(p, &p->ops[j].t, (TirElem)t.elem, &iv, &fv) ||
+                !(i = new_inst(p, OP_CONST, p->ops[j].t.loc, NULL, 0)))
+                return 0;
+            in = &p->m->insts[i];
+            in->type = t;
+            if (tir_elem_is_float((TirElem)t.elem))
+                in->fval = fv;
+            else
+                in->i64 = iv;
+            if (!(v = tir_add_value(p->m, t, VAL_RESULT, i, 0, 0)))
+                return oom(p), 0;
+            p->m->insts[i].result = v, p->m->insts[i].nresults = 1;
+            push_inst(p, i);
+            p->args[j] = v;
+        }
+    return 1;
+}
+
+/* Typechecks instruction i (unless its operands are poison or its statement
+ * had an error), creates its result value and binds the name. */
+static void finish(P *p, uint32_t i, int ok, const Tok *name)
+{
+    TirModule *m = p->m;
+    TirType r = NONE_T;
+    if (ok && !p->bad) {
+        if (tir_check_inst(m, i, &r, p->d))
+            r = NONE_T, p->bad = 1;
+        check_limit(p);
+    }
+    if (tir_ops[m->insts[i].op].flags & OPF_RESULT) {
+        uint32_t v = 0;
+        m->insts[i].type = r;
+        if (r.kind != TY_NONE && name) {
+            uint32_t s = name_str(p, name);
+            if (!(v = tir_add_value(m, r, VAL_RESULT, i, 0, s)))
+                return oom(p);
+            m->insts[i].result = v, m->insts[i].nresults = 1;
+        }
+        if (name)
+            bind(p, name, v);
+    }
+    push_inst(p, i);
+}
+
+/* ---- statements ---- */
+
+static int parse_attrs(P *p, Attr *a, int *na)
+{
+    next(p); /* '{' */
+    for (;;) {
+        Attr x;
+        if (!is(p, T_WORD))
+            return err(p, here(p), "expected an attribute name"), 0;
+        x.name = p->cur;
+        next(p);
+        if (!expect(p, T_EQ, "expected '=' after the attribute name"))
+            return 0;
+        if (!is(p, T_WORD) && !is(p, T_INT) && !is(p, T_FLOAT))
+            return err(p, here(p), "expected an attribute value"), 0;
+        x.val = p->cur;
+        next(p);
+        for (int j = 0; j < *na; j++)
+            if (a[j].name.n == x.name.n && !memcmp(a[j].name.s, x.name.s, x.name.n))
+                return err(p, x.name.loc, "duplicate attribute '%.*s'", TXT(&x.name)), 0;
+        if (*na == 4)
+            return err(p, x.name.loc, "too many attributes"), 0;
+        a[(*na)++] = x;
+        if (is(p, T_COMMA)) {
+            next(p);
+            continue;
+        }
+        return expect(p, T_RBRACE, "expected ',' or '}' after the attribute");
+    }
+}
+
+/* '%name = op ...' for every op but for. */
+static int parse_op(P *p, const Tok *name)
+{
+    char buf[64];
+    TirModule *m = p->m;
+    Tok optok = p->cur, num = {0};
+    Attr at[4];
+    int na = 0, have = 0;
+    int32_t ival = 0;
+    uint32_t str = 0;
+    double fval = 0;
+    TirType w = NONE_T;
+    TirOp op = is(p, T_WORD) ? tir_op_lookup(p->cur.s, p->cur.n) : OP_NONE;
+    if (!is(p, T_WORD))
+        return err(p, here(p), "expected an operation after '=', got %s", got(p, buf, sizeof buf, 1)), 0;
+    if (op == OP_NONE)
+        return err(p, optok.loc, "unknown operation '%.*s'", TXT(&optok)), 0;
+    if (!(tir_ops[op].flags & OPF_RESULT))
+        return err(p, optok.loc, "'%s' does not produce a value", tir_ops[op].name), 0;
+    next(p);
+    p->nops = 0;
+    switch (op) {
+    case OP_CONST:
+    case OP_FULL:
+        if (!is(p, T_INT) && !is(p, T_FLOAT))
+            return err(p, here(p), "%s needs a number, e.g. '%s 1.0 : %s'", tir_ops[op].name, tir_ops[op].name,
+                       op == OP_CONST ? "f32" : "tile<64x64xf32>"), 0;
+        num = p->cur;
+        next(p);
+        break;
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+        if (!is(p, T_INT))
+            return err(p, here(p), "%s needs an axis: 0, 1 or 2", tir_ops[op].name), 0;
+        if (p->cur.i < 0 || p->cur.i > 2)
+            err(p, p->cur.loc, "%s: axis must be 0, 1 or 2, got %.*s", tir_ops[op].name, TXT(&p->cur));
+        ival = (int32_t)p->cur.i;
+        next(p);
+        break;
+    case OP_VIEW: {
+        TirLoc lb = {0, 0};
+        if (!parse_operand(p) || (lb = p->cur.loc, 0) || !parse_index(p, "expected '[' and the extents after the view's pointer",
+                                               "expected ']' after the extents"))
+            return 0;
+        size_t nd = p->nops - 1;
+        TirLoc sl = p->cur.loc;
+        if (!is_word(p, "strides"))
+            return err(p, here(p), "expected 'strides' after the extents"), 0;
+        next(p);
+        if (!parse_index(p, "expected '[' after 'strides'", "expected ']' after the strides"))
+            return 0;
+        if (p->nops - 1 - nd != nd)
+            err(p, sl, "view: %zu extents but %zu strides", nd, p->nops - 1 - nd);
+        else if (nd != 2 && nd != 3)
+            err(p, lb, "view: rank must be 2 or 3, got %zu", nd);
+        ival = (int32_t)nd;
+        break;
+    }
+    case OP_LOAD:
+        if (!parse_operand(p) || !parse_index(p, "expected '[' and indices after the view", "expected ']' after index"))
+            return 0;
+        break;
+    case OP_INLINE_PTX:
+        if (!is(p, T_STRING))
+            return err(p, here(p), "inline_ptx needs a PTX template string"), 0;
+        str = tir_add_string(m, p->str.data ? p->str.data : "", p->str.len);
+        next(p);
+        if (operand_start(p) && !parse_operands(p))
+            return 0;
+        break;
+    default:
+        if (tir_ops[op].nargs != 0 && operand_start(p) && !parse_operands(p))
+            return 0;
+        break;
+    }
+    if (is(p, T_LBRACE) && !parse_attrs(p, at, &na))
+        return 0;
+    if (is(p, T_COLON)) {
+        next(p);
+        if (!parse_type(p, &w))
+            return 0;
+        if (w.kind == TY_NONE)
+            p->bad = 1;
+    } else if (tir_ops[op].flags & OPF_TYPED) {
+        return err(p, here(p), "%s needs a result type (': type')", tir_ops[op].name), 0;
+    }
+    if (is(p, T_LBRACE) && !parse_attrs(p, at, &na)) /* docs/TIR.md shows both places */
+        return 0;
+    for (int j = 0; j < na; j++) {
+        const Tok *an = &at[j].name, *av = &at[j].val;
+        int v = -1;
+        if (op == OP_DOT && text_is(an, "precision")) {
+            if (av->kind != T_WORD || !(v = (int)tir_precision_lookup(av->s, av->n)))
+                err(p, av->loc, "unknown precision '%.*s'; expected ieee, tf32-trunc, tf32-rna, tf32-rne or 3xtf32",
+                    TXT(av));
+        } else if (op == OP_ROUND_TF32 && text_is(an, "mode")) {
+            if (av->kind != T_WORD || (v = tir_round_lookup(av->s, av->n)) < 0)
+                err(p, av->loc, "unknown rounding mode '%.*s'; expected trunc, rna or rne", TXT(av));
+        } else if ((op == OP_REDUCE_SUM || op == OP_REDUCE_MAX) && text_is(an, "axis")) {
+            if (av->kind != T_INT || av->i < 0 || av->i > 1)
+                err(p, av->loc, "%s: axis must be 0 or 1, got '%.*s'", tir_ops[op].name, TXT(av));
+            else
+                v = (int)av->i;
+        } else if (op == OP_LOAD && text_is(an, "padding")) {
+            if (av->kind != T_INT && av->kind != T_FLOAT)
+                err(p, av->loc, "load: padding must be a number, got '%.*s'", TXT(av));
+            else if (w.kind == TY_TILE)
+                lit_fval(p, av, (TirElem)w.elem, &fval);
+        } else {
+            err(p, an->loc, "unknown attribute '%.*s' for %s", TXT(an), tir_ops[op].name);
+        }
+        if (v >= 0)
+            ival = v, have = 1;
+    }
+    if (op == OP_ROUND_TF32 && !have && !p->bad)
+        err(p, optok.loc, "round_tf32 needs a rounding mode: {mode = rna}, {mode = rne} or {mode = trunc}");
+    if ((op == OP_REDUCE_SUM || op == OP_REDUCE_MAX) && !have && !p->bad)
+        err(p, optok.loc, "%s needs an axis: {axis = 0} or {axis = 1}", tir_ops[op].name);
+    int64_t iv = 0;
+    if (op == OP_CONST && w.kind == TY_SCALAR)
+        lit_value(p, &num, (TirElem)w.elem, &iv, &fval);
+    if (op == OP_FULL && w.kind == TY_TILE)
+        lit_fval(p, &num, (TirElem)w.elem, &fval);
+    int r = resolve(p, op, w, 0);
+    if (r == 0)
+        return 1; /* reported; the statement was read to its end */
+    uint32_t i = new_inst(p, op, optok.loc, p->args, (uint32_t)p->nops);
+    if (!i)
+        return 1;
+    TirInst *in = &m->insts[i];
+    in->type = w, in->ival = ival, in->i64 = iv, in->fval = fval, in->str = str;
+    finish(p, i, r == 1, name);
+    return 1;
+}
+
+static int parse_store(P *p)
+{
+    TirLoc loc = p->cur.loc;
+    next(p);
+    p->nops = 0;
+    if (!parse_operand(p) || !expect(p, T_COMMA, "expected ',' after the stored tile") || !parse_operand(p) ||
+        !parse_index(p, "expected '[' and indices after the view", "expected ']' after index"))
+        return 0;
+    int r = resolve(p, OP_STORE, NONE_T, 0);
+    uint32_t i = r ? new_inst(p, OP_STORE, loc, p->args, (uint32_t)p->nops) : 0;
+    if (i)
+        finish(p, i, r == 1, NULL);
+    return 1;
+}
+
+static int parse_yield(P *p)
+{
+    TirLoc loc = p->cur.loc;
+    uint32_t loop = p->loop[p->depth];
+    next(p);
+    p->nops = 0;
+    if (operand_start(p) && !parse_operands(p))
+        return 0;
+    if (!loop)
+        return err(p, loc, "'yield' outside a loop body"), 1;
+    int r = resolve(p, OP_YIELD, NONE_T, loop);
+    if (r == 1) {
+        const TirInst *f = &p->m->insts[loop];
+        uint32_t ncarry = f->nargs - 3;
+        if (p->nops != ncarry)
+            err(p, loc, "yield gives %zu value%s but the loop carries %u", p->nops, p->nops == 1 ? "" : "s", ncarry);
+        for (uint32_t k = 0; k < ncarry && p->nops == ncarry && !p->bad; k++) {
+            TirType want = p->m->values[p->m->pool[f->args + 3 + k]].type, have = p->m->values[p->args[k]].type;
+            char b1[48], b2[48];
+            if (want.kind != TY_NONE && !tir_type_eq(want, have))
+                err(p, loc, "yield: value %u has type %s but the loop carries %s", k + 1,
+                    tir_type_str(have, b1, sizeof b1), tir_type_str(want, b2, sizeof b2));
+        }
+    }
+    uint32_t i = r ? new_inst(p, OP_YIELD, loc, p->args, (uint32_t)p->nops) : 0;
+    if (i)
+        finish(p, i, r == 1, NULL);
+    return 1;
+}
+
+static int parse_block(P *p, uint32_t block, uint32_t loop);
+
+/* [names '='] 'for' %i = lo to hi step s [iter(...)] { body } */
+static int parse_for(P *p, size_t nbase, size_t nnames)
+{
+    TirModule *m = p->m;
+    TirLoc floc = p->cur.loc;
+    next(p);
+    p->nops = 0;
+    if (!is(p, T_VALUE))
+        return err(p, here(p), "expected the induction variable ('%%i') after 'for'"), 0;
+    Tok iv = p->cur;
+    next(p);
+    if (!expect(p, T_EQ, "expected '=' after the induction variable") || !parse_operand(p))
+        return 0;
+    if (!is_word(p, "to"))
+        return err(p, here(p), "expected 'to' after the lower bound"), 0;
+    next(p);
+    if (!parse_operand(p))
+        return 0;
+    if (!is_word(p, "step"))
+        return err(p, here(p), "expected 'step' after the upper bound"), 0;
+    next(p);
+    if (!parse_operand(p))
+        return 0;
+    size_t ibase = p->nnames;
+    if (is_word(p, "iter")) {
+        next(p);
+        if (!expect(p, T_LPAREN, "expected '(' after 'iter'"))
+            return 0;
+        do {
+            if (!is(p, T_VALUE))
+                return err(p, here(p), "expected a carried value ('%%name = init')"), 0;
+            if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names))
+                return 0;
+            p->names[p->nnames++] = p->cur;
+            next(p);
+            if (!expect(p, T_EQ, "expected '=' and an initial value after the carried value's name") ||
+                !parse_operand(p))
+                return 0;
+        } while (is(p, T_COMMA) && (next(p), 1));
+        if (!expect(p, T_RPAREN, "expected ',' or ')' after the carried value"))
+            return 0;
+    }
+    if (!is(p, T_LBRACE))
+        return err(p, here(p), "expected '{' to start the loop body"), 0;
+    uint32_t ncarry = (uint32_t)(p->nops - 3);
+    if (nnames != ncarry)
+        err(p, nnames ? p->names[nbase].loc : floc, "for carries %u value%s but %zu name%s given", ncarry,
+            ncarry == 1 ? "" : "s", nnames, nnames == 1 ? " is" : "s are");
+    if (p->depth >= TIR_MAX_NESTING) {
+        err(p, floc, "loops are nested more than %d deep", TIR_MAX_NESTING);
+        skip_balanced(p);
+        return 1;
+    }
+    int r = resolve(p, OP_FOR, NONE_T, 0);
+    if (r == 0) { /* a literal init: skip quietly rather than guess */
+        skip_balanced(p);
+        return 1;
+    }
+    uint32_t i = new_inst(p, OP_FOR, floc, p->args, (uint32_t)p->nops), block = i ? tir_add_block(m) : 0;
+    if (!block)
+        return oom(p), 1;
+    m->blocks[block].parent = i, m->insts[i].body = block;
+    /* body arguments, then the results (consecutive values) */
+    uint32_t *bargs = p->args; /* the operands are in the pool already */
+    bargs[0] = tir_add_value(m, tir_scalar(ELEM_I32), VAL_BLOCK_ARG, block, 0, name_str(p, &iv));
+    for (uint32_t k = 0; k < ncarry; k++) {
+        uint32_t init = m->pool[m->insts[i].args + 3 + k];
+        bargs[1 + k] = tir_add_value(m, m->values[init].type, VAL_BLOCK_ARG, block, 1 + k,
+                                     name_str(p, &p->names[ibase + k]));
+    }
+    m->blocks[block].args = tir_pool_push(m, bargs, ncarry + 1), m->blocks[block].nargs = ncarry + 1;
+    uint32_t first = 0;
+    for (uint32_t k = 0; k < ncarry; k++) {
+        uint32_t init = m->pool[m->insts[i].args + 3 + k];
+        uint32_t v = tir_add_value(m, m->values[init].type, VAL_RESULT, i, k, 0);
+        first = k ? first : v;
+    }
+    if (m->oom)
+        return oom(p), 1;
+    m->insts[i].result = first, m->insts[i].nresults = ncarry;
+    if (r == 1 && !p->bad) {
+        TirType dummy;
+        tir_check_inst(m, i, &dummy, p->d);
+        check_limit(p);
+    }
+    push_inst(p, i);
+    /* the body: its own scope with the induction variable and carried values */
+    p->depth++;
+    p->scope[p->depth] = block, p->loop[p->depth] = i;
+    const uint32_t *ba = tir_block_args(m, &m->blocks[block]);
+    for (uint32_t k = 0; k <= ncarry; k++)
+        if (define(p, k ? &p->names[ibase + k - 1] : &iv, S_DEF))
+            bind(p, k ? &p->names[ibase + k - 1] : &iv, ba[k]);
+    parse_block(p, block, i);
+    p->depth--;
+    for (uint32_t k = 0; k < ncarry && nnames == ncarry; k++) {
+        m->values[first + k].name = name_str(p, &p->names[nbase + k]);
+        bind(p, &p->names[nbase + k], first + k);
+    }
+    p->nnames = ibase;
+    return 1;
+}
+
+/* One statement. Returns 0 after a syntax error (the caller resyncs). */
+static int parse_stmt(P *p, int *yielded)
+{
+    char buf[64];
+    size_t nbase = p->nnames, nn = 0;
+    int ok = 0;
+    p->bad = 0;
+    p->lexerr = 0;
+    if (is(p, T_VALUE)) {
+        for (;;) {
+            if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names))
+                return 0;
+            p->names[p->nnames++] = p->cur;
+            nn++;
+            define(p, &p->cur, S_PENDING);
+            next(p);
+            if (!is(p, T_COMMA))
+                break;
+            next(p);
+            if (!is(p, T_VALUE)) {
+                err(p, here(p), "expected a name after ','");
+                goto done;
+            }
+        }
+        if (!expect(p, T_EQ, nn > 1 ? "expected '=' after the names" : "expected '=' after the name"))
+            goto done;
+        if (is_word(p, "for")) {
+            for (size_t k = 0; k < nn; k++) {
+                Sym *s = map_find(&p->syms, p->names[nbase + k].s, p->names[nbase + k].n);
+                if (s && s->state == S_PENDING)
+                    s->state = S_LOOP;
+            }
+            ok = parse_for(p, nbase, nn);
+        } else if (nn > 1) {
+            err(p, p->names[nbase + 1].loc, "only 'for' defines several values");
+            ok = parse_op(p, &p->names[nbase]);
+        } else {
+            ok = parse_op(p, &p->names[nbase]);
+        }
+    } else if (is_word(p, "store")) {
+        ok = parse_store(p);
+    } else if (is_word(p, "yield")) {
+        ok = parse_yield(p);
+        *yielded = 1;
+    } else if (is_word(p, "for")) {
+        ok = parse_for(p, nbase, 0);
+    } else if (is(p, T_WORD) && tir_op_lookup(p->cur.s, p->cur.n)) {
+        err(p, p->cur.loc, "'%.*s' produces a value; write '%%name = %.*s ...'", TXT(&p->cur), TXT(&p->cur));
+    } else {
+        err(p, p->cur.loc, "expected a statement, got %s", got(p, buf, sizeof buf, 0));
+    }
+done:
+    for (size_t k = 0; k < nn; k++) { /* names whose statement failed: poison */
+        Sym *s = map_find(&p->syms, p->names[nbase + k].s, p->names[nbase + k].n);
+        if (s && (s->state == S_PENDING || s->state == S_LOOP) && s->loc.line == p->names[nbase + k].loc.line &&
+            s->loc.col == p->names[nbase + k].loc.col)
+            s->state = S_DEF, s->val = 0;
+    }
+    p->nnames = nbase;
+    return ok;
+}
+
+/* '{' stmt* '}' into block; loop is the owning for (0: kernel body). */
+static int parse_block(P *p, uint32_t block, uint32_t loop)
+{
+    char buf[64];
+    TirLoc open = p->cur.loc;
+    size_t base = p->ninsts;
+    int yielded = 0, after = 0, closed = 0;
+    next(p);
+    for (;;) {
+        if (p->stop)
+            break;
+        if (is(p, T_RBRACE)) {
+            TirLoc cl = p->cur.loc;
+            next(p);
+            closed = 1;
+            if (loop && !yielded)
+                err(p, cl, "a loop body must end with 'yield'");
+            break;
+        }
+        if (is(p, T_EOF) || (p->cur.nl && is_word(p, "kernel"))) {
+            if (!p->eof_reported)
+                err(p, here(p), "expected '}' to close the block opened at %u:%u", open.line, open.col);
+            p->eof_reported = 1;
+            break;
+        }
+        if (yielded && !after) {
+            err(p, p->cur.loc, "'yield' must be the last statement of a loop body");
+            after = 1;
+        }
+        unsigned long t0 = p->ntok;
+        int y = 0;
+        if (!parse_stmt(p, &y))
+            resync(p);
+        else if (!is(p, T_EOF) && !is(p, T_RBRACE) && !stmt_start(p) && !is_word(p, "kernel")) {
+            err(p, p->cur.loc, "expected the end of the statement, got %s", got(p, buf, sizeof buf, 0));
+            resync(p);
+        }
+        yielded |= y;
+        if (p->ntok == t0 && !p->stop) /* always make progress */
+            next(p);
+    }
+    size_t n = p->ninsts - base;
+    TirBlock *b = &p->m->blocks[block];
+    b->insts = tir_pool_push(p->m, p->insts + base, (uint32_t)n);
+    b->ninsts = (uint32_t)n;
+    p->ninsts = base;
+    if (p->m->oom)
+        oom(p);
+    return closed;
+}
+
+/* ---- kernels ---- */
+
+/* After an error in a kernel's header: skip its body. */
+static void skip_kernel(P *p)
+{
+    while (!is(p, T_EOF) && !p->stop && !(p->cur.nl && is_word(p, "kernel"))) {
+        if (is(p, T_LBRACE))
+            return skip_balanced(p);
+        next(p);
+    }
+}
+
+static int kernel_attr(P *p, TirKernel *k, int *seen)
+{
+    char buf[64];
+    int grid = is_word(p, "grid");
+    if (!grid && !is_word(p, "warps"))
+        return err(p, here(p), "expected '{' or a kernel attribute (grid(...) or warps(...)), got %s",
+                   got(p, buf, sizeof buf, 1)), 0;
+    if (seen[grid])
+        return err(p, p->cur.loc, "duplicate %s attribute", grid ? "grid" : "warps"), 0;
+    seen[grid] = 1;
+    next(p);
+    if (!expect(p, T_LPAREN, "expected '('"))
+        return 0;
+    for (int n = 0;; n++) {
+        if (!is(p, T_INT))
+            return err(p, here(p), "expected an integer"), 0;
+        Tok t = p->cur;
+        next(p);
+        if (grid && (t.i < 1 || t.i > 2147483647))
+            err(p, t.loc, "grid size must be between 1 and 2147483647, got %.*s", TXT(&t));
+        else if (grid)
+            k->grid[n] = (uint32_t)t.i;
+        else if (t.i != 1 && t.i != 2 && t.i != 4 && t.i != 8 && t.i != 16)
+            err(p, t.loc, "warps must be 1, 2, 4, 8 or 16, got %.*s", TXT(&t));
+        else
+            k->warps = (uint32_t)t.i;
+        if (!grid || n == 2 || !is(p, T_COMMA))
+            break;
+        next(p);
+    }
+    return expect(p, T_RPAREN, grid ? "expected ')' after at most three grid sizes" : "expected ')'");
+}
+
+static void parse_kernel(P *p)
+{
+    TirModule *m = p->m;
+    TirLoc kloc = p->cur.loc;
+    next(p);
+    map_clear(&p->syms);
+    p->eof_reported = 0;
+    if (!is(p, T_KNAME))
+        return err(p, here(p), "expected a kernel name ('@name') after 'kernel'"), skip_kernel(p);
+    Tok kn = p->cur;
+    next(p);
+    uint32_t k = tir_add_kernel(m), body = tir_add_block(m);
+    if (k == UINT32_MAX || !body || m->oom)
+        return oom(p);
+    if (map_find(&p->kernels, kn.s, kn.n))
+        err(p, kn.loc, "redefinition of kernel '@%.*s'", TXT(&kn));
+    else if (!map_add(p, &p->kernels, kn.s, kn.n))
+        return;
+    m->kernels[k].name = name_str(p, &kn), m->kernels[k].loc = kloc, m->kernels[k].body = body;
+    p->depth = 0, p->scope[0] = body, p->loop[0] = 0;
+    if (!expect(p, T_LPAREN, "expected '(' after the kernel name"))
+        return skip_kernel(p);
+    size_t np = 0;
+    while (!is(p, T_RPAREN)) {
+        TirType t;
+        if (!is(p, T_VALUE))
+            return err(p, here(p), "expected a parameter ('%%name: type')"), skip_kernel(p);
+        Tok pn = p->cur;
+        next(p);
+        int ok = define(p, &pn, S_DEF) != NULL;
+        if (!expect(p, T_COLON, "expected ':' and a type after the parameter name") || !parse_type(p, &t))
+            return skip_kernel(p);
+        if (t.kind == TY_TILE)
+            err(p, pn.loc, "parameter '%%%.*s' must be a pointer or a scalar, not a tile", TXT(&pn));
+        if ((t.kind == TY_PTR || t.kind == TY_SCALAR) && ok) {
+            uint32_t v = tir_add_value(m, t, VAL_PARAM, k, (uint32_t)np, name_str(p, &pn));
+            if (!v || !grow(p, (void **)&p->args, &p->cap_args, np + 1, sizeof *p->args))
+                return oom(p);
+            p->args[np++] = v;
+            bind(p, &pn, v);
+        }
+        if (is(p, T_COMMA))
+            next(p);
+        else if (!is(p, T_RPAREN))
+            return err(p, here(p), "expected ',' or ')' after a parameter"), skip_kernel(p);
+    }
+    next(p);
+    m->kernels[k].params = tir_pool_push(m, p->args, (uint32_t)np), m->kernels[k].nparams = (uint32_t)np;
+    int seen[2] = {0, 0};
+    while (!is(p, T_LBRACE))
+        if (!kernel_attr(p, &m->kernels[k], seen))
+            return skip_kernel(p);
+    parse_block(p, body, 0);
+}
+
+int tir_parse(TirModule *m, const char *src, size_t len, Diag *d)
+{
+    P p = {.m = m, .d = d, .src = src ? src : "", .len = src ? len : 0, .line = 1, .col = 1, .bol = 1,
+           .err0 = d->nerrors};
+    p.prev_end = (TirLoc){1, 1};
+    int room = d->max_errors - d->nerrors;
+    p.limit = d->nerrors + (room > 0 ? room : 1);
+    sb_init(&p.str);
+    /* numbers are read and written in the C locale whatever the host set */
+    locale_t cl = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), old = cl ? uselocale(cl) : (locale_t)0;
+    if (m->oom)
+        oom(&p);
+    next(&p);
+    while (!is(&p, T_EOF) && !p.stop) {
+        if (is_word(&p, "kernel")) {
+            parse_kernel(&p);
+            continue;
+        }
+        char buf[64];
+        err(&p, p.cur.loc, "expected 'kernel', got %s", got(&p, buf, sizeof buf, 0));
+        do
+            next(&p);
+        while (!is(&p, T_EOF) && !is_word(&p, "kernel") && !p.stop);
+    }
+    if (m->oom)
+        oom(&p);
+    if (cl) {
+        uselocale(old);
+        freelocale(cl);
+    }
+    sb_free(&p.str);
+    free(p.insts), free(p.ops), free(p.args), free(p.islit), free(p.names);
+    free(p.syms.e), free(p.kernels.e);
+    return d->nerrors - p.err0;
+}

@@ -1,0 +1,882 @@
+/*
+ * The public API (include/tilec.h): programs, runtimes, modules, launches.
+ *
+ * Needs: the compiler (compiler/compiler.h), the driver wrapper
+ * (runtime/cuda_api.h), the kernel cache (runtime/cache.h).
+ * Guarantees: every entry point checks its handles and returns a
+ * tilecResult; nothing exits; the only global state is the driver's
+ * one-time load in cuda_api.c. A program belongs to one thread at a time;
+ * a runtime (and its modules) may be shared by threads: its log, cache and
+ * reference count are guarded by its mutex, and driver calls push and pop
+ * its primary context so the host's current context is left alone.
+ *
+ * Runtime log: a failing call replaces the log with its explanation; notes
+ * of calls that succeed (cache trouble) are appended. The pointer from
+ * tilecRuntimeGetLog is valid until the next call on the runtime or its
+ * modules (from any thread), like NVRTC's log.
+ *
+ * A runtime that fails to be created is still returned (unless memory runs
+ * out), holding only its log: tilecRuntimeGetLog explains the failure,
+ * every other call returns the same error, and tilecRuntimeDestroy frees it.
+ * Runtimes are reference counted by their modules, so destroying a runtime
+ * before unloading its modules is safe; the context goes with the last one.
+ *
+ * Streams: tilec has no stream creation call; a tilecStream is a CUstream
+ * owned by the host application (NULL = the legacy default stream).
+ */
+#include "tilec.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+#include "runtime/cache.h"
+#include "runtime/cuda_api.h"
+
+#if !defined(TILEC_VERSION) || !defined(TILEC_LLVM_VERSION)
+#error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined"
+#endif
+
+/* Kernels wanting more dynamic shared memory than this must opt in. */
+#define DEFAULT_SHARED_LIMIT (48u * 1024u)
+
+static char empty_log[1];
+
+struct tilecProgram_st {
+    char *src;
+    size_t len;
+    char *name;      /* NULL when none was given */
+    char *log;       /* never NULL; empty_log when there is nothing */
+    int compiled;    /* 1 after a successful compile */
+    int have_result; /* res holds (possibly partial) stages */
+    TcResult res;
+    TcOptions opts;
+    char *opts_str;  /* canonical options of the last compile (cache key) */
+};
+
+struct tilecRuntime_st {
+    pthread_mutex_t mu;
+    tilecResult dead; /* creation failed: only GetLog / Destroy work */
+    CuDevice dev;
+    TcCache *cache;
+    StrBuf log;
+    char label[320]; /* "NVIDIA H200 (sm_90)" */
+    unsigned refs;   /* the user's handle + one per loaded module */
+};
+
+struct tilecModule_st {
+    tilecRuntime rt;
+    void *cumod;
+    TcKernelInfo *kernels;
+    unsigned nkernels;
+    void **fns;
+    unsigned char *too_much_shared; /* per kernel: more than the device allows */
+};
+
+/* ---- results and versions ---------------------------------------------------- */
+
+const char *tilecGetErrorString(tilecResult r)
+{
+    static const char *const names[TILEC_ERROR_COUNT] = {
+        [TILEC_SUCCESS] = "TILEC_SUCCESS",
+        [TILEC_ERROR_INVALID_ARGUMENT] = "TILEC_ERROR_INVALID_ARGUMENT",
+        [TILEC_ERROR_INVALID_OPTION] = "TILEC_ERROR_INVALID_OPTION",
+        [TILEC_ERROR_OUT_OF_MEMORY] = "TILEC_ERROR_OUT_OF_MEMORY",
+        [TILEC_ERROR_COMPILATION] = "TILEC_ERROR_COMPILATION",
+        [TILEC_ERROR_INVALID_STATE] = "TILEC_ERROR_INVALID_STATE",
+        [TILEC_ERROR_NOT_FOUND] = "TILEC_ERROR_NOT_FOUND",
+        [TILEC_ERROR_NO_DRIVER] = "TILEC_ERROR_NO_DRIVER",
+        [TILEC_ERROR_NO_DEVICE] = "TILEC_ERROR_NO_DEVICE",
+        [TILEC_ERROR_JIT] = "TILEC_ERROR_JIT",
+        [TILEC_ERROR_LAUNCH] = "TILEC_ERROR_LAUNCH",
+        [TILEC_ERROR_CUDA] = "TILEC_ERROR_CUDA",
+        [TILEC_ERROR_CACHE] = "TILEC_ERROR_CACHE",
+    };
+    if ((unsigned)r >= TILEC_ERROR_COUNT || !names[r])
+        return "TILEC_ERROR_UNKNOWN";
+    return names[r];
+}
+
+const char *tilecVersion(void) { return "tilec " TILEC_VERSION " (LLVM " TILEC_LLVM_VERSION ")"; }
+
+/* ---- programs ------------------------------------------------------------------- */
+
+static void set_log(tilecProgram p, StrBuf *b)
+{
+    if (p->log != empty_log)
+        free(p->log);
+    p->log = b->oom ? NULL : sb_take(b);
+    sb_free(b);
+    if (!p->log)
+        p->log = empty_log;
+}
+
+static void drop_result(tilecProgram p)
+{
+    if (p->have_result)
+        tc_result_free(&p->res);
+    memset(&p->res, 0, sizeof p->res);
+    p->have_result = 0;
+    p->compiled = 0;
+    free(p->opts_str);
+    p->opts_str = NULL;
+}
+
+tilecResult tilecCreateProgram(tilecProgram *prog, const char *src, size_t len, const char *name)
+{
+    if (!prog)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *prog = NULL;
+    if (!src && len)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    tilecProgram p = calloc(1, sizeof *p);
+    if (!p)
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    p->log = empty_log;
+    p->src = malloc(len + 1);
+    p->name = name ? strdup(name) : NULL;
+    if (!p->src || (name && !p->name)) {
+        free(p->src);
+        free(p->name);
+        free(p);
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    }
+    if (len)
+        memcpy(p->src, src, len);
+    p->src[len] = 0;
+    p->len = len;
+    *prog = p;
+    return TILEC_SUCCESS;
+}
+
+/* Parses opts into o (from defaults); all problems go to log. */
+static tilecResult parse_options(int nopts, const char *const *opts, TcOptions *o, StrBuf *log)
+{
+    tc_options_default(o);
+    if (nopts < 0 || (nopts > 0 && !opts)) {
+        sb_puts(log, "error: invalid option list (negative count or NULL array)\n");
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    }
+    tilecResult t = TILEC_SUCCESS;
+    for (int i = 0; i < nopts; i++) {
+        if (!opts[i]) {
+            sb_printf(log, "error: option %d is NULL\n", i);
+            t = TILEC_ERROR_INVALID_OPTION;
+            continue;
+        }
+        size_t before = log->len;
+        if (tc_option_parse(o, opts[i], log) != 0) {
+            if (log->len == before)
+                sb_printf(log, "error: invalid option '%s'", opts[i]);
+            if (log->len && log->data[log->len - 1] != '\n')
+                sb_puts(log, "\n");
+            t = TILEC_ERROR_INVALID_OPTION;
+        }
+    }
+    return t;
+}
+
+/* "kernels/gemm.tir" -> "gemm"; anything odd becomes '_' */
+static void dump_base(const char *name, char *out, size_t size)
+{
+    const char *s = name && name[0] ? name : "program";
+    const char *slash = strrchr(s, '/');
+    if (slash && slash[1])
+        s = slash + 1;
+    size_t n = strlen(s);
+    if (n > 4 && !strcmp(s + n - 4, ".tir"))
+        n -= 4;
+    if (n > size - 1)
+        n = size - 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                 c == '-' || (c == '.' && i > 0);
+        out[i] = ok ? c : '_';
+    }
+    out[n] = 0;
+}
+
+enum { DUMP_TIR = 1, DUMP_PASSES = 2, DUMP_LLVM = 4, DUMP_PTX = 8 };
+
+/* The stages TILEC_DUMP asks for; unknown words are noted in log. */
+static unsigned dump_mask(StrBuf *log)
+{
+    const char *s = getenv("TILEC_DUMP");
+    unsigned m = 0;
+    while (s && *s) {
+        size_t n = strcspn(s, ",");
+        if (n == 3 && !strncmp(s, "tir", 3))
+            m |= DUMP_TIR;
+        else if (n == 6 && !strncmp(s, "passes", 6))
+            m |= DUMP_PASSES;
+        else if (n == 4 && !strncmp(s, "llvm", 4))
+            m |= DUMP_LLVM;
+        else if (n == 3 && !strncmp(s, "ptx", 3))
+            m |= DUMP_PTX;
+        else if (n == 3 && !strncmp(s, "all", 3))
+            m |= DUMP_TIR | DUMP_PASSES | DUMP_LLVM | DUMP_PTX;
+        else if (n)
+            sb_printf(log, "note: TILEC_DUMP: unknown stage '%.*s' (tir, passes, llvm, ptx, all)\n", (int)n, s);
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    return m;
+}
+
+/* Writes the stages of mask that exist as <dir>/<base>.<hash8>.<ext>. */
+static void dump_stages(tilecProgram p, unsigned mask, StrBuf *log)
+{
+    static const struct {
+        unsigned bit;
+        const char *ext;
+        size_t off;
+    } stages[] = {
+        {DUMP_TIR, "tir", offsetof(TcResult, tir)},
+        {DUMP_PASSES, "passes.tir", offsetof(TcResult, tir_passes)},
+        {DUMP_LLVM, "ll", offsetof(TcResult, llvm_ir)},
+        {DUMP_PTX, "ptx", offsetof(TcResult, ptx)},
+    };
+    const char *dir = getenv("TILEC_DUMP_DIR");
+    if (!dir || !dir[0])
+        dir = ".";
+    /* the hash tells apart the same program compiled with other options */
+    uint8_t h[32];
+    TcSha256 s;
+    tc_sha256_init(&s);
+    tc_sha256_update(&s, p->src, p->len);
+    tc_sha256_update(&s, "", 1);
+    tc_sha256_update(&s, p->opts_str ? p->opts_str : "", p->opts_str ? strlen(p->opts_str) : 0);
+    tc_sha256_final(&s, h);
+    char hash[9], base[128];
+    tc_hex(h, 4, hash);
+    dump_base(p->name, base, sizeof base);
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        const char *text = *(char *const *)((const char *)&p->res + stages[i].off);
+        if (!(mask & stages[i].bit) || !text || !text[0])
+            continue;
+        StrBuf path;
+        sb_init(&path);
+        sb_printf(&path, "%s/%s.%s.%s", dir, base, hash, stages[i].ext);
+        if (path.oom)
+            break;
+        FILE *f = fopen(path.data, "w");
+        int ok = f && fputs(text, f) >= 0;
+        int err = errno;
+        if (f && fclose(f) != 0 && ok) {
+            ok = 0;
+            err = errno;
+        }
+        if (!ok)
+            sb_printf(log, "note: TILEC_DUMP: cannot write %s: %s\n", path.data, strerror(err));
+        sb_free(&path);
+    }
+}
+
+/* Compiles p; the log of the attempt becomes p's log. */
+static tilecResult compile_program(tilecProgram p, int nopts, const char *const *opts)
+{
+    StrBuf log;
+    sb_init(&log);
+    drop_result(p);
+    tilecResult t = parse_options(nopts, opts, &p->opts, &log);
+    if (t != TILEC_SUCCESS) {
+        set_log(p, &log);
+        return t;
+    }
+    StrBuf os;
+    sb_init(&os);
+    tc_options_str(&p->opts, &os);
+    p->opts_str = os.oom ? NULL : sb_take(&os);
+    sb_free(&os);
+    if (!p->opts_str) {
+        sb_free(&log);
+        set_log(p, &log);
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    }
+    unsigned mask = dump_mask(&log);
+    /* TILEC_DUMP=passes needs the per-pass IR; the key keeps the options
+     * as the user gave them, since this does not change the code */
+    TcOptions o = p->opts;
+    if ((mask & DUMP_PASSES) && !o.dump_after[0])
+        snprintf(o.dump_after, sizeof o.dump_after, "all");
+    int rc = tc_compile(p->name ? p->name : "<input>", p->src, p->len, &o, &p->res, &log);
+    p->have_result = 1;
+    p->compiled = rc == 0;
+    if (mask)
+        dump_stages(p, mask, &log);
+    t = rc == 0 ? TILEC_SUCCESS : log.oom ? TILEC_ERROR_OUT_OF_MEMORY : TILEC_ERROR_COMPILATION;
+    set_log(p, &log);
+    return t;
+}
+
+tilecResult tilecCompileProgram(tilecProgram prog, int nopts, const char *const *opts)
+{
+    if (!prog)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    return compile_program(prog, nopts, opts);
+}
+
+tilecResult tilecGetProgramLog(tilecProgram prog, const char **log)
+{
+    if (!prog || !log)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *log = prog->log;
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecGetPTX(tilecProgram prog, const char **ptx, size_t *size)
+{
+    if (!prog || !ptx)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *ptx = NULL;
+    if (size)
+        *size = 0;
+    if (!prog->compiled || !prog->res.ptx)
+        return TILEC_ERROR_INVALID_STATE;
+    *ptx = prog->res.ptx;
+    if (size)
+        *size = strlen(prog->res.ptx); /* without the terminating NUL */
+    return TILEC_SUCCESS;
+}
+
+/* Stages are available after a failed compile too, as far as it got. */
+tilecResult tilecGetStage(tilecProgram prog, tilecStage stage, const char **text)
+{
+    if (!prog || !text)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *text = NULL;
+    const char *s;
+    switch (stage) {
+    case TILEC_STAGE_TIR_INPUT: s = prog->res.tir_input; break;
+    case TILEC_STAGE_TIR: s = prog->res.tir; break;
+    case TILEC_STAGE_TIR_PASSES: s = prog->res.tir_passes; break;
+    case TILEC_STAGE_LLVM: s = prog->res.llvm_ir; break;
+    case TILEC_STAGE_PTX: s = prog->res.ptx; break;
+    default: return TILEC_ERROR_INVALID_ARGUMENT;
+    }
+    if (!prog->have_result || !s)
+        return TILEC_ERROR_INVALID_STATE;
+    *text = s;
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecDestroyProgram(tilecProgram *prog)
+{
+    if (!prog || !*prog)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    tilecProgram p = *prog;
+    drop_result(p);
+    if (p->log != empty_log)
+        free(p->log);
+    free(p->src);
+    free(p->name);
+    free(p);
+    *prog = NULL;
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecGetKernelCount(tilecProgram prog, unsigned *count)
+{
+    if (!prog || !count)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *count = 0;
+    if (!prog->compiled)
+        return TILEC_ERROR_INVALID_STATE;
+    *count = prog->res.nkernels;
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecGetKernelInfo(tilecProgram prog, unsigned index, tilecKernelInfo *info)
+{
+    if (!prog || !info)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!prog->compiled)
+        return TILEC_ERROR_INVALID_STATE;
+    if (index >= prog->res.nkernels)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    const TcKernelInfo *k = &prog->res.kernels[index];
+    info->name = k->name;
+    info->threads = k->threads;
+    info->shared_bytes = k->shared_bytes;
+    memcpy(info->grid, k->grid, sizeof info->grid);
+    info->nparams = k->nparams;
+    return TILEC_SUCCESS;
+}
+
+/* ---- runtimes ------------------------------------------------------------------- */
+
+/* A failing call: msg replaces the runtime's log. */
+static tilecResult rt_fail(tilecRuntime rt, tilecResult t, StrBuf *msg)
+{
+    pthread_mutex_lock(&rt->mu);
+    if (rt->log.oom)
+        sb_free(&rt->log);
+    rt->log.len = 0;
+    if (rt->log.data)
+        rt->log.data[0] = 0;
+    if (msg->len)
+        sb_putn(&rt->log, msg->data, msg->len);
+    else
+        sb_printf(&rt->log, "%s\n", tilecGetErrorString(t));
+    pthread_mutex_unlock(&rt->mu);
+    sb_free(msg);
+    return t;
+}
+
+/* The end of a call: failures replace the log, notes are appended. */
+static tilecResult rt_done(tilecRuntime rt, tilecResult t, StrBuf *msg)
+{
+    if (t != TILEC_SUCCESS)
+        return rt_fail(rt, t, msg);
+    if (msg->len) {
+        pthread_mutex_lock(&rt->mu);
+        if (rt->log.len > 65536) /* a note that repeats must not grow it forever */
+            rt->log.len = 0;
+        sb_putn(&rt->log, msg->data, msg->len);
+        pthread_mutex_unlock(&rt->mu);
+    }
+    sb_free(msg);
+    return t;
+}
+
+static void rt_release(tilecRuntime rt)
+{
+    pthread_mutex_lock(&rt->mu);
+    unsigned left = --rt->refs;
+    pthread_mutex_unlock(&rt->mu);
+    if (left)
+        return;
+    tc_cache_free(rt->cache);
+    if (rt->dead == TILEC_SUCCESS)
+        cu_device_close(&rt->dev);
+    sb_free(&rt->log);
+    pthread_mutex_destroy(&rt->mu);
+    free(rt);
+}
+
+tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
+{
+    if (!rtp)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *rtp = NULL;
+    tilecRuntime rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_init(&rt->mu, NULL);
+    sb_init(&rt->log);
+    rt->refs = 1;
+    StrBuf msg;
+    sb_init(&msg);
+    tilecResult t = device < 0 ? TILEC_ERROR_INVALID_ARGUMENT : cu_device_open(device, &rt->dev, &msg);
+    if (device < 0)
+        sb_printf(&msg, "device %d: a device number is 0 or more\n", device);
+    if (t != TILEC_SUCCESS) {
+        /* keep a handle on the log, so that the caller can read why */
+        rt->dead = t;
+        cu_device_close(&rt->dev);
+        rt_fail(rt, t, &msg);
+        *rtp = rt;
+        return t;
+    }
+    snprintf(rt->label, sizeof rt->label, "%s (sm_%d%d)", rt->dev.name, rt->dev.cc_major, rt->dev.cc_minor);
+    rt->cache = tc_cache_from_env(&msg);
+    if (!rt->cache) {
+        cu_device_close(&rt->dev);
+        sb_free(&msg);
+        sb_free(&rt->log);
+        pthread_mutex_destroy(&rt->mu);
+        free(rt);
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    }
+    *rtp = rt;
+    return rt_done(rt, TILEC_SUCCESS, &msg);
+}
+
+tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log)
+{
+    if (!rt || !log)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&rt->mu);
+    *log = rt->log.data ? rt->log.data : "";
+    pthread_mutex_unlock(&rt->mu);
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecRuntimeDeviceName(tilecRuntime rt, const char **name)
+{
+    if (!rt || !name)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (rt->dead)
+        return rt->dead;
+    *name = rt->label;
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecRuntimeComputeCapability(tilecRuntime rt, int *major, int *minor)
+{
+    if (!rt || !major || !minor)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (rt->dead)
+        return rt->dead;
+    *major = rt->dev.cc_major;
+    *minor = rt->dev.cc_minor;
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecRuntimeDestroy(tilecRuntime *rt)
+{
+    if (!rt || !*rt)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    rt_release(*rt);
+    *rt = NULL;
+    return TILEC_SUCCESS;
+}
+
+/* ---- modules --------------------------------------------------------------------- */
+
+/* sm_90a code runs on compute capability 9.0 only; sm_80 on 8.0 and later. */
+static tilecResult check_target(tilecRuntime rt, TcArch arch, StrBuf *msg)
+{
+    int cc = rt->dev.cc_major * 10 + rt->dev.cc_minor;
+    if (cc < 80)
+        sb_printf(msg, "%s is too old: tilec's code needs compute capability 8.0 or newer\n", rt->label);
+    else if (arch == ARCH_SM90A && cc != 90)
+        sb_printf(msg, "the program was compiled for sm_90a, which runs only on compute capability 9.0, "
+                       "not on %s; compile with --arch=sm_80\n", rt->label);
+    else
+        return TILEC_SUCCESS;
+    return TILEC_ERROR_JIT;
+}
+
+static void module_free(tilecModule m)
+{
+    tc_kernel_infos_free(m->kernels, m->nkernels);
+    free(m->fns);
+    free(m->too_much_shared);
+    free(m);
+}
+
+/* Wraps a loaded CUmodule (taking it over, also on failure). Context current. */
+static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo *k, unsigned n, tilecModule *out,
+                               StrBuf *msg)
+{
+    tilecModule m = calloc(1, sizeof *m);
+    tilecResult t = TILEC_ERROR_OUT_OF_MEMORY;
+    if (!m)
+        goto fail;
+    m->rt = rt;
+    m->cumod = cumod;
+    m->fns = calloc(n ? n : 1, sizeof *m->fns);
+    m->too_much_shared = calloc(n ? n : 1, 1);
+    if (!m->fns || !m->too_much_shared || tc_kernel_infos_copy(&m->kernels, k, n) != 0)
+        goto fail;
+    m->nkernels = n;
+    for (unsigned i = 0; i < n; i++) {
+        if ((t = cu_module_function(cumod, k[i].name, &m->fns[i], msg)) != TILEC_SUCCESS)
+            goto fail;
+        if (k[i].shared_bytes <= DEFAULT_SHARED_LIMIT)
+            continue;
+        if (k[i].shared_bytes > (unsigned)rt->dev.max_shared_optin) {
+            m->too_much_shared[i] = 1; /* launching it says so */
+            continue;
+        }
+        if ((t = cu_func_set_max_dynamic_shared(m->fns[i], k[i].shared_bytes, msg)) != TILEC_SUCCESS)
+            goto fail;
+    }
+    pthread_mutex_lock(&rt->mu);
+    rt->refs++;
+    pthread_mutex_unlock(&rt->mu);
+    *out = m;
+    return TILEC_SUCCESS;
+fail:
+    if (t == TILEC_ERROR_OUT_OF_MEMORY)
+        sb_puts(msg, "out of host memory loading the module\n");
+    if (m)
+        module_free(m);
+    cu_module_unload(cumod, msg);
+    return t;
+}
+
+/* Loads key's entry from the cache; 1 when *out is ready. An entry that the
+ * driver refuses is dropped (and rebuilt by the caller). Context current. */
+static int load_cached(tilecRuntime rt, const TcCacheKey *key, tilecModule *out, tilecResult *t, StrBuf *msg)
+{
+    TcCacheEntry e;
+    if (!tc_cache_get(rt->cache, key, &e, msg))
+        return 0;
+    StrBuf why;
+    sb_init(&why);
+    void *cumod = NULL;
+    tilecResult r = e.cubin ? cu_module_load_cubin(e.cubin, &cumod, &why) : cu_module_load_ptx(e.ptx, &cumod, &why);
+    if (r == TILEC_SUCCESS) {
+        *t = make_module(rt, cumod, e.kernels, e.nkernels, out, msg);
+    } else {
+        sb_printf(msg, "cache: the driver refused a cached entry; rebuilding it. It said:\n%s",
+                  why.data ? why.data : "(nothing)\n");
+        tc_cache_drop(rt->cache, key);
+    }
+    sb_free(&why);
+    tc_cache_entry_free(&e);
+    return r == TILEC_SUCCESS;
+}
+
+/* PTX -> cubin (cuLink) -> cache -> module. Context current. */
+static tilecResult load_built(tilecRuntime rt, const TcCacheKey *key, const char *ptx, const TcKernelInfo *k,
+                              unsigned n, const char *name, tilecModule *out, StrBuf *msg)
+{
+    TcCacheEntry e = {.ptx = (char *)ptx, .ptx_len = strlen(ptx), .kernels = (TcKernelInfo *)k, .nkernels = n};
+    void *cumod = NULL;
+    tilecResult t = cu_link_ptx(ptx, e.ptx_len, name, &e.cubin, &e.cubin_len, msg);
+    if (t == TILEC_ERROR_NOT_FOUND) /* no linker in this driver: JIT at load, cache the PTX only */
+        t = cu_module_load_ptx(ptx, &cumod, msg);
+    else if (t == TILEC_SUCCESS)
+        t = cu_module_load_cubin(e.cubin, &cumod, msg);
+    if (t == TILEC_SUCCESS)
+        tc_cache_put(rt->cache, key, &e, msg);
+    free(e.cubin);
+    if (t != TILEC_SUCCESS)
+        return t;
+    return make_module(rt, cumod, k, n, out, msg);
+}
+
+static void program_key(tilecRuntime rt, const char *src, size_t len, const char *opts_str, TcArch arch,
+                        TcCacheKey *key)
+{
+    TcCacheKeyParts parts = {.src = src,
+                             .src_len = len,
+                             .options = opts_str,
+                             .target = tc_arch_name(arch),
+                             .cc_major = rt->dev.cc_major,
+                             .cc_minor = rt->dev.cc_minor,
+                             .driver_version = rt->dev.driver_version};
+    tc_cache_key(&parts, key);
+}
+
+tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod)
+{
+    if (!rt || !prog || !mod)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *mod = NULL;
+    if (rt->dead)
+        return rt->dead;
+    StrBuf msg;
+    sb_init(&msg);
+    if (!prog->compiled || !prog->res.ptx || !prog->opts_str) {
+        sb_puts(&msg, "tilecModuleLoad: the program has not been compiled successfully\n");
+        return rt_fail(rt, TILEC_ERROR_INVALID_STATE, &msg);
+    }
+    tilecResult t = check_target(rt, prog->opts.arch, &msg);
+    if (t != TILEC_SUCCESS)
+        return rt_fail(rt, t, &msg);
+    TcCacheKey key;
+    program_key(rt, prog->src, prog->len, prog->opts_str, prog->opts.arch, &key);
+    if ((t = cu_ctx_enter(&rt->dev, &msg)) != TILEC_SUCCESS)
+        return rt_fail(rt, t, &msg);
+    if (!load_cached(rt, &key, mod, &t, &msg))
+        t = load_built(rt, &key, prog->res.ptx, prog->res.kernels, prog->res.nkernels, prog->name, mod, &msg);
+    cu_ctx_leave();
+    return rt_done(rt, t, &msg);
+}
+
+tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
+                                  const char *const *opts, tilecModule *mod)
+{
+    if (!rt || !mod || (!src && len))
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *mod = NULL;
+    if (rt->dead)
+        return rt->dead;
+    StrBuf msg;
+    sb_init(&msg);
+    TcOptions o;
+    tilecResult t = parse_options(nopts, opts, &o, &msg);
+    if (t != TILEC_SUCCESS || (t = check_target(rt, o.arch, &msg)) != TILEC_SUCCESS)
+        return rt_fail(rt, t, &msg);
+    StrBuf os;
+    sb_init(&os);
+    tc_options_str(&o, &os);
+    if (os.oom) {
+        sb_free(&os);
+        return rt_fail(rt, TILEC_ERROR_OUT_OF_MEMORY, &msg);
+    }
+    TcCacheKey key;
+    program_key(rt, src ? src : "", len, os.data ? os.data : "", o.arch, &key);
+    sb_free(&os);
+    if ((t = cu_ctx_enter(&rt->dev, &msg)) != TILEC_SUCCESS)
+        return rt_fail(rt, t, &msg);
+    if (!load_cached(rt, &key, mod, &t, &msg)) {
+        tilecProgram p = NULL;
+        t = tilecCreateProgram(&p, src ? src : "", len, name);
+        if (t == TILEC_SUCCESS && (t = compile_program(p, nopts, opts)) != TILEC_SUCCESS)
+            sb_printf(&msg, "%s: compilation failed (%s)\n%s", name ? name : "<input>", tilecGetErrorString(t),
+                      p->log);
+        if (t == TILEC_SUCCESS)
+            t = load_built(rt, &key, p->res.ptx, p->res.kernels, p->res.nkernels, name, mod, &msg);
+        if (p)
+            tilecDestroyProgram(&p);
+    }
+    cu_ctx_leave();
+    return rt_done(rt, t, &msg);
+}
+
+tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid[3], tilecStream stream, void **args)
+{
+    if (!mod || !kernel)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    tilecRuntime rt = mod->rt;
+    if (kernel[0] == '@')
+        kernel++;
+    StrBuf msg;
+    sb_init(&msg);
+    unsigned i = 0;
+    while (i < mod->nkernels && strcmp(mod->kernels[i].name, kernel) != 0)
+        i++;
+    if (i == mod->nkernels) {
+        sb_printf(&msg, "tilecLaunch: no kernel @%s in this module (it has:", kernel);
+        for (unsigned j = 0; j < mod->nkernels; j++)
+            sb_printf(&msg, " @%s", mod->kernels[j].name);
+        sb_puts(&msg, ")\n");
+        return rt_fail(rt, TILEC_ERROR_NOT_FOUND, &msg);
+    }
+    const TcKernelInfo *k = &mod->kernels[i];
+    unsigned g[3];
+    if (grid) {
+        memcpy(g, grid, sizeof g);
+        if (!g[0] || !g[1] || !g[2]) {
+            sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u) is empty along an axis\n", k->name, g[0], g[1], g[2]);
+            return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
+        }
+    } else if (k->grid[0]) {
+        for (int a = 0; a < 3; a++)
+            g[a] = k->grid[a] ? k->grid[a] : 1;
+    } else {
+        sb_printf(&msg, "tilecLaunch @%s: the kernel has no grid(...) attribute, so a grid must be passed\n", k->name);
+        return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
+    }
+    for (unsigned p = 0; p < k->nparams; p++) {
+        if (args && args[p])
+            continue;
+        char ty[64];
+        sb_printf(&msg, "tilecLaunch @%s: argument %u (%s) is NULL; args[i] must point to the value of parameter i\n",
+                  k->name, p, tir_type_str(k->params[p], ty, sizeof ty));
+        return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
+    }
+    if (mod->too_much_shared[i]) {
+        sb_printf(&msg, "tilecLaunch @%s: the kernel needs %u bytes of shared memory; %s allows %d per block\n",
+                  k->name, k->shared_bytes, rt->label, rt->dev.max_shared_optin);
+        return rt_fail(rt, TILEC_ERROR_LAUNCH, &msg);
+    }
+    tilecResult t = cu_ctx_enter(&rt->dev, &msg);
+    if (t != TILEC_SUCCESS)
+        return rt_fail(rt, t, &msg);
+    t = cu_launch(mod->fns[i], g, k->threads, k->shared_bytes, (void *)stream, args, &msg);
+    cu_ctx_leave();
+    if (t != TILEC_SUCCESS) {
+        sb_printf(&msg, "while launching @%s on grid (%u, %u, %u) with %u threads and %u bytes of shared memory\n",
+                  k->name, g[0], g[1], g[2], k->threads, k->shared_bytes);
+        return rt_fail(rt, t, &msg);
+    }
+    sb_free(&msg);
+    return TILEC_SUCCESS;
+}
+
+tilecResult tilecModuleUnload(tilecModule *mod)
+{
+    if (!mod || !*mod)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    tilecModule m = *mod;
+    tilecRuntime rt = m->rt;
+    StrBuf msg;
+    sb_init(&msg);
+    tilecResult t = cu_ctx_enter(&rt->dev, &msg);
+    if (t == TILEC_SUCCESS) {
+        t = cu_module_unload(m->cumod, &msg);
+        cu_ctx_leave();
+    }
+    /* the host side goes regardless: the handle is invalid afterwards */
+    module_free(m);
+    *mod = NULL;
+    t = rt_done(rt, t, &msg);
+    rt_release(rt);
+    return t;
+}
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+/* Runs op in rt's context; the shape shared by the memory calls. */
+#define IN_CONTEXT(rt, call)                                  \
+    do {                                                      \
+        if ((rt)->dead)                                       \
+            return (rt)->dead;                                \
+        StrBuf msg_;                                          \
+        sb_init(&msg_);                                       \
+        tilecResult t_ = cu_ctx_enter(&(rt)->dev, &msg_);     \
+        if (t_ == TILEC_SUCCESS) {                            \
+            StrBuf *msg = &msg_;                              \
+            t_ = (call);                                      \
+            cu_ctx_leave();                                   \
+        }                                                     \
+        return rt_done((rt), t_, &msg_);                      \
+    } while (0)
+
+tilecResult tilecMalloc(tilecRuntime rt, tilecDevicePtr *p, size_t bytes)
+{
+    if (!rt || !p)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *p = 0;
+    if (bytes == 0) {
+        StrBuf msg;
+        sb_init(&msg);
+        sb_puts(&msg, "tilecMalloc: zero bytes asked for\n");
+        return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
+    }
+    IN_CONTEXT(rt, cu_mem_alloc(p, bytes, msg));
+}
+
+tilecResult tilecFree(tilecRuntime rt, tilecDevicePtr p)
+{
+    if (!rt)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!p)
+        return TILEC_SUCCESS; /* like free(NULL) */
+    IN_CONTEXT(rt, cu_mem_free(p, msg));
+}
+
+tilecResult tilecMemcpyHtoD(tilecRuntime rt, tilecDevicePtr dst, const void *src, size_t bytes)
+{
+    if (!rt || (bytes && (!dst || !src)))
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!bytes)
+        return TILEC_SUCCESS;
+    IN_CONTEXT(rt, cu_memcpy_htod(dst, src, bytes, msg));
+}
+
+tilecResult tilecMemcpyDtoH(tilecRuntime rt, void *dst, tilecDevicePtr src, size_t bytes)
+{
+    if (!rt || (bytes && (!dst || !src)))
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!bytes)
+        return TILEC_SUCCESS;
+    IN_CONTEXT(rt, cu_memcpy_dtoh(dst, src, bytes, msg));
+}
+
+tilecResult tilecMemsetD8(tilecRuntime rt, tilecDevicePtr dst, unsigned char value, size_t bytes)
+{
+    if (!rt || (bytes && !dst))
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!bytes)
+        return TILEC_SUCCESS;
+    IN_CONTEXT(rt, cu_memset_d8(dst, value, bytes, msg));
+}
+
+tilecResult tilecSynchronize(tilecRuntime rt)
+{
+    if (!rt)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    IN_CONTEXT(rt, cu_synchronize(NULL, msg));
+}
