@@ -69,18 +69,13 @@ static Access access_of(Lower *L, const TirInst *in, uint32_t view_arg)
     return x;
 }
 
-static LLVMValueRef element_addr(Lower *L, const Access *x, TirElem e, LLVMValueRef r, LLVMValueRef c)
-{
-    LLVMValueRef off = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, r, x->s0, ""), LLVMBuildMul(L->b, c, x->s1, ""), "");
-    return LLVMBuildGEP2(L->b, lw_elem_type(L, e), x->base, &off, 1, "");
-}
-
 static LLVMValueRef pad_value(Lower *L, TirElem e, double pad)
 {
     if (tir_elem_is_float(e))
         return LLVMConstReal(lw_elem_type(L, e), pad);
     return LLVMConstInt(lw_elem_type(L, e), (unsigned long long)(long long)pad, 1);
 }
+
 
 static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
 {
@@ -89,6 +84,51 @@ static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
     LLVMValueRef y = lw_call(L, "llvm.smin", &t, 1, hi, 2);
     LLVMValueRef lo[2] = {y, lw_const_i64(L, 0)};
     return lw_call(L, "llvm.smax", &t, 1, lo, 2);
+}
+
+/* Per-row and per-column parts of element addresses: a thread's registers
+ * share few distinct rows and columns, so bounds checks, clamps and the
+ * stride multiplications are done once per row and once per column. */
+typedef struct {
+    uint32_t key[2][64];
+    LLVMValueRef ok[2][64], off[2][64];
+    uint32_t n[2];
+} Coords;
+
+/* axis 0: rows (d0, s0), axis 1: columns (d1, s1) */
+static void coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef base, uint32_t delta, int clamped,
+                  LLVMValueRef *ok, LLVMValueRef *off)
+{
+    for (uint32_t k = 0; k < c->n[axis]; k++)
+        if (c->key[axis][k] == delta) {
+            *ok = c->ok[axis][k];
+            *off = c->off[axis][k];
+            return;
+        }
+    LLVMValueRef origin = axis ? x->i1 : x->i0, d = axis ? x->d1 : x->d0, s = axis ? x->s1 : x->s0;
+    LLVMValueRef g = LLVMBuildAdd(L->b, origin, LLVMBuildAdd(L->b, base, lw_const_i64(L, delta), ""), "");
+    *ok = in_range(L, g, d);
+    *off = LLVMBuildMul(L->b, clamped ? clamp(L, g, d) : g, s, "");
+    if (c->n[axis] < 64) {
+        uint32_t k = c->n[axis]++;
+        c->key[axis][k] = delta;
+        c->ok[axis][k] = *ok;
+        c->off[axis][k] = *off;
+    }
+}
+
+/* Address and in-bounds flag of register r's element. */
+static LLVMValueRef element(Lower *L, Coords *c, const Access *x, TirElem e, const Layout *lay, uint32_t r,
+                            LLVMValueRef row0, LLVMValueRef col0, int clamped, LLVMValueRef *inb)
+{
+    uint32_t dr, dc;
+    layout_offset(lay, r, &dr, &dc);
+    LLVMValueRef rok, roff, cok, coff;
+    coord(L, c, x, 0, row0, dr, clamped, &rok, &roff);
+    coord(L, c, x, 1, col0, dc, clamped, &cok, &coff);
+    *inb = LLVMBuildAnd(L->b, rok, cok, "");
+    LLVMValueRef off = LLVMBuildAdd(L->b, roff, coff, "");
+    return LLVMBuildGEP2(L->b, lw_elem_type(L, e), x->base, &off, 1, "");
 }
 
 void lower_LOAD(Lower *L, uint32_t i)
@@ -112,13 +152,10 @@ void lower_LOAD(Lower *L, uint32_t i)
     LLVMPositionBuilderAtEnd(L->b, ld);
     LLVMValueRef row0 = LLVMBuildZExt(L->b, layout_base_row(L, &lay), L->t_i64, "");
     LLVMValueRef col0 = LLVMBuildZExt(L->b, layout_base_col(L, &lay), L->t_i64, "");
+    Coords cc = {0};
     for (uint32_t r = 0; r < n; r++) {
-        uint32_t dr, dc;
-        layout_offset(&lay, r, &dr, &dc);
-        LLVMValueRef gr = LLVMBuildAdd(L->b, x.i0, LLVMBuildAdd(L->b, row0, lw_const_i64(L, dr), ""), "");
-        LLVMValueRef gc = LLVMBuildAdd(L->b, x.i1, LLVMBuildAdd(L->b, col0, lw_const_i64(L, dc), ""), "");
-        LLVMValueRef inb = LLVMBuildAnd(L->b, in_range(L, gr, x.d0), in_range(L, gc, x.d1), "");
-        LLVMValueRef addr = element_addr(L, &x, e, clamp(L, gr, x.d0), clamp(L, gc, x.d1));
+        LLVMValueRef inb;
+        LLVMValueRef addr = element(L, &cc, &x, e, &lay, r, row0, col0, 1, &inb);
         LLVMValueRef v = LLVMBuildLoad2(L->b, lw_elem_type(L, e), addr, "");
         loaded[r] = LLVMBuildSelect(L->b, inb, v, pad, "");
     }
@@ -156,19 +193,17 @@ void lower_STORE(Lower *L, uint32_t i)
     LLVMValueRef own = layout_owns(L, &lay, 0, row32);
     LLVMValueRef row0 = LLVMBuildZExt(L->b, row32, L->t_i64, "");
     LLVMValueRef col0 = LLVMBuildZExt(L->b, layout_base_col(L, &lay), L->t_i64, "");
+    Coords cc = {0};
     for (uint32_t r = 0; r < layout_nregs(&lay); r++) {
-        uint32_t dr, dc;
-        layout_offset(&lay, r, &dr, &dc);
-        LLVMValueRef gr = LLVMBuildAdd(L->b, x.i0, LLVMBuildAdd(L->b, row0, lw_const_i64(L, dr), ""), "");
-        LLVMValueRef gc = LLVMBuildAdd(L->b, x.i1, LLVMBuildAdd(L->b, col0, lw_const_i64(L, dc), ""), "");
-        LLVMValueRef ok = LLVMBuildAnd(L->b, in_range(L, gr, x.d0), in_range(L, gc, x.d1), "");
+        LLVMValueRef ok;
+        LLVMValueRef addr = element(L, &cc, &x, e, &lay, r, row0, col0, 0, &ok);
         if (own)
             ok = LLVMBuildAnd(L->b, ok, own, "");
         LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "st");
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
         LLVMBuildCondBr(L->b, ok, yes, next);
         LLVMPositionBuilderAtEnd(L->b, yes);
-        LLVMBuildStore(L->b, regs[r], element_addr(L, &x, e, gr, gc));
+        LLVMBuildStore(L->b, regs[r], addr);
         LLVMBuildBr(L->b, next);
         LLVMPositionBuilderAtEnd(L->b, next);
     }
