@@ -84,9 +84,9 @@ int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
      * on the GEMM example (248 -> 159 registers). */
     static const char *const pipelines[4] = {
         "verify",
-        "function(early-cse,instcombine,simplifycfg)",
-        "function(sroa,early-cse,instcombine,simplifycfg,gvn,instcombine,dce)",
-        "function(sroa,early-cse,instcombine,simplifycfg,gvn,instcombine,dce)",
+        "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg)",
+        "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,dce)",
+        "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,dce)",
     };
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
     LLVMErrorRef perr = LLVMRunPasses(mod, pipelines[L->o->opt_level & 3], tm, pbo);
