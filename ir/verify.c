@@ -176,6 +176,21 @@ static int use_ok(Verifier *v, TirLoc loc, uint32_t inst, uint32_t k, uint32_t v
     return 1;
 }
 
+/* After an error in a definer: makes its results (those in range and not
+ * yet defined) visible anyway, so their uses do not cascade into errors. */
+static void show_results(Verifier *v, const TirInst *in)
+{
+    for (uint32_t k = 0; k < in->nresults && k < 1024; k++) {
+        uint64_t r = (uint64_t)in->result + k;
+        if (in->result == 0 || r >= v->m->nvalues)
+            return;
+        if (v->vstate[r] == V_UNDEF) {
+            v->vstate[r] = V_VISIBLE;
+            push_scope(v, (uint32_t)r);
+        }
+    }
+}
+
 static void walk_block(Verifier *v, uint32_t b, uint32_t owner, int depth);
 
 /* The instruction's own operand count rule beyond the fixed arities. */
@@ -214,25 +229,25 @@ static void check_inst(Verifier *v, uint32_t i, int depth)
     const TirInst *in = &m->insts[i];
     if (in->op == OP_NONE || in->op >= OP_COUNT) {
         err(v, in->loc, "instruction %u has an invalid opcode %u", i, in->op);
-        return;
+        goto bad;
     }
     if (!pool_range_ok(m, in->args, in->nargs)) {
         err(v, in->loc, "'%s' has an operand list outside the module's pool", opname(in->op));
-        return;
+        goto bad;
     }
     int ok = 1;
     const uint32_t *a = m->pool + in->args;
     for (uint32_t k = 0; k < in->nargs; k++)
         ok &= use_ok(v, in->loc, i, k, a[k]);
     if (!ok)
-        return;
+        goto bad;
     if (!arity_ok(v, in)) {
         err(v, in->loc, "'%s' has the wrong number of operands (%u)", opname(in->op), in->nargs);
-        return;
+        goto bad;
     }
     if (in->op == OP_INLINE_PTX && !safe_str(m, in->str)) {
         err(v, in->loc, "inline_ptx template is not a valid string");
-        return;
+        goto bad;
     }
     if (in->op == OP_FOR) {
         check_for(v, i, depth);
@@ -242,27 +257,22 @@ static void check_inst(Verifier *v, uint32_t i, int depth)
     if (flags & OPF_RESULT) {
         if (in->nresults != 1) {
             err(v, in->loc, "'%s' must define exactly one value", opname(in->op));
-            return;
+            goto bad;
         }
         if (in->result == 0 || in->result >= m->nvalues) {
             err(v, in->loc, "'%s' defines value number %u, which does not exist", opname(in->op), in->result);
-            return;
+            goto bad;
         }
     } else if (in->nresults != 0 || in->result != 0) {
         err(v, in->loc, "'%s' defines no value but has a result", opname(in->op));
-        return;
+        goto bad;
     }
     TirType t = {0};
     int before = v->d->nerrors;
     int terr = tir_check_inst(m, i, &t, v->d);
     if (terr > 0 || v->d->nerrors > before) {
         v->errors += terr > 0 ? terr : v->d->nerrors - before;
-        /* still define the result, so its uses do not cascade into errors */
-        if (flags & OPF_RESULT && v->vstate[in->result] == V_UNDEF) {
-            v->vstate[in->result] = V_VISIBLE;
-            push_scope(v, in->result);
-        }
-        return;
+        goto bad;
     }
     if (flags & OPF_RESULT) {
         char want[64], have[64], nb[80];
@@ -275,6 +285,9 @@ static void check_inst(Verifier *v, uint32_t i, int depth)
                 tir_type_str(in->type, have, sizeof have), tir_type_str(t, want, sizeof want));
         define(v, in->loc, in->result, VAL_RESULT, i, 0);
     }
+    return;
+bad:
+    show_results(v, in);
 }
 
 static void check_for(Verifier *v, uint32_t i, int depth)
@@ -286,48 +299,48 @@ static void check_for(Verifier *v, uint32_t i, int depth)
     char t1[64], t2[64];
     if (depth >= TIR_MAX_NESTING) {
         err(v, in->loc, "for loops nest more than %d deep", TIR_MAX_NESTING);
-        return;
+        goto bad;
     }
     if (in->nresults != ncarried) {
         err(v, in->loc, "'for' with %u carried values must have %u results, not %u", ncarried, ncarried,
             in->nresults);
-        return;
+        goto bad;
     }
     if (ncarried && (in->result == 0 || (uint64_t)in->result + ncarried > m->nvalues)) {
         err(v, in->loc, "'for' results lie outside the module's values");
-        return;
+        goto bad;
     }
     if (!ncarried && in->result != 0) {
         err(v, in->loc, "'for' without carried values has a result");
-        return;
+        goto bad;
     }
     uint32_t b = in->body;
     if (b == 0 || b >= m->nblocks) {
         err(v, in->loc, "'for' has no body block (block %u)", b);
-        return;
+        goto bad;
     }
     if (v->bseen[b]) {
         err(v, in->loc, "'for' body block %u is also used elsewhere", b);
-        return;
+        goto bad;
     }
     const TirBlock *blk = &m->blocks[b];
     if (blk->parent != i) {
         err(v, in->loc, "'for' body block %u names instruction %u as its parent", b, blk->parent);
-        return;
+        goto bad;
     }
     if (blk->nargs != 1 + ncarried || !pool_range_ok(m, blk->args, blk->nargs)) {
         err(v, in->loc, "'for' body has %u arguments; it needs the induction variable and %u carried values",
             blk->nargs, ncarried);
-        return;
+        goto bad;
     }
     if (blk->ninsts == 0 || !pool_range_ok(m, blk->insts, blk->ninsts)) {
         err(v, in->loc, "'for' body must end with 'yield'");
-        return;
+        goto bad;
     }
     uint32_t last = m->pool[blk->insts + blk->ninsts - 1];
     if (last == 0 || last >= m->ninsts || m->insts[last].op != OP_YIELD) {
         err(v, in->loc, "'for' body must end with 'yield'");
-        return;
+        goto bad;
     }
     /* the bounds and initial values (operand indices were checked) */
     int before = v->d->nerrors;
@@ -387,6 +400,9 @@ static void check_for(Verifier *v, uint32_t i, int depth)
     /* the results, visible after the loop */
     for (uint32_t k = 0; k < ncarried; k++)
         define(v, in->loc, in->result + k, VAL_RESULT, i, k);
+    return;
+bad:
+    show_results(v, in);
 }
 
 /* Walks block b; owner is the for instruction owning it (0: a kernel body). */
