@@ -6,7 +6,9 @@
  *   - tensor cores (mma.sync.m16n8k8 .tf32 for f32, m16n8k16 for f16/bf16)
  *     with the accumulator in the MMA register layout, when the precision is
  *     tf32-trunc (operands already rounded by pass_precision, or raw) or the
- *     inputs are 16-bit and the tile is at least 16x8xK-step;
+ *     inputs are 16-bit and the tile is at least 16x8xK-step; with
+ *     {accumulate = rn}, each k-step's MMA starts from zero and is added to
+ *     the accumulator by a round-to-nearest f32 add;
  *   - f32 FMA on the CUDA cores otherwise (ieee, and tiles too small for
  *     mma), accumulating in ascending k from c, like the reference
  *     executor. A tf32 dot on this path reads its operands as the tensor core
@@ -83,6 +85,7 @@ typedef struct {
     LLVMValueRef row0, col0;
     uint32_t m, n;
     int trunc;           /* FMA path of a tf32 dot: read operands as tf32 */
+    int rn_acc;          /* {accumulate = rn}: each k-step's MMA from zero, then an f32 add */
 } DotCtx;
 
 static LLVMValueRef smem_at(Lower *L, LLVMValueRef base, LLVMTypeRef t, LLVMValueRef row, uint32_t ld, LLVMValueRef col)
@@ -165,13 +168,17 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
     for (uint32_t mi = 0; mi < mt; mi++)
         for (uint32_t ni = 0; ni < nt; ni++) {
             LLVMValueRef *c = &acc[(mi * l->nt + ni) * 4];
+            LLVMValueRef zero = LLVMConstReal(L->t_f32, 0.0);
             LLVMValueRef args[10] = {afr[mi][0], afr[mi][1], afr[mi][2], afr[mi][3], bfr[ni][0], bfr[ni][1],
-                                     c[0], c[1], c[2], c[3]};
+                                     x->rn_acc ? zero : c[0], x->rn_acc ? zero : c[1],
+                                     x->rn_acc ? zero : c[2], x->rn_acc ? zero : c[3]};
             for (int q = 0; q < 10; q++)
                 args[q] = fit(L, args[q], pt[q]);
             LLVMValueRef res = LLVMBuildCall2(L->b, fty, fn, args, 10, "");
-            for (unsigned q = 0; q < 4; q++)
-                c[q] = LLVMBuildExtractValue(L->b, res, q, "");
+            for (unsigned q = 0; q < 4; q++) {
+                LLVMValueRef d = LLVMBuildExtractValue(L->b, res, q, "");
+                c[q] = x->rn_acc ? LLVMBuildFAdd(L->b, c[q], d, "") : d;
+            }
         }
 }
 
@@ -242,6 +249,7 @@ void lower_DOT(Lower *L, uint32_t i)
     if (!mma)
         x.lay = layout_blocked_2d(M, N, L->threads);
     x.trunc = !mma && e == ELEM_F32 && in->ival != PREC_IEEE;
+    x.rn_acc = (in->i64 & TIR_DOT_ACC_RN) != 0; /* the FMA path rounds every step anyway */
     if (mma) {
         x.lda = K + (esz == 4 ? 4 : 8);
         x.ldb = N + 8;

@@ -8,15 +8,22 @@
  *
  *   tf32-rna / tf32-rne:  x' = round_tf32 x {mode = rna|rne}
  *   3xtf32:               big   = round_tf32 x {mode = rna}
- *                         small = mask_nonfinite (round_tf32 (x - big) {rna}), x
- *                         hic   = mask_nonfinite big, x
- *                         dot big_a, big_b, (dot hic_a, small_b, (dot small_a, hic_b, c))
+ *                         small = mask_nonfinite (round_tf32 (x - big) {rna}), big
+ *                         hic   = mask_nonfinite big, big
+ *                         s = dot hic_a, small_b, (dot small_a, hic_b, 0)
+ *                         r = add c, (dot big_a, big_b, s {accumulate = rn})
  *
- * The cross terms use hic (big with Inf/NaN replaced by 0) so that Inf·0
- * never makes a NaN there; the big product carries Inf and NaN exactly as
- * ieee does. Each operand is rounded once, right after its definition (so a
- * tile loaded outside a loop is rounded outside it), and shared by every dot
- * that reads it with the same mode.
+ * Why this shape: the cross terms are summed from zero, at their own
+ * magnitude (added into a large accumulator, every tensor-core step would
+ * truncate them to its ulp); the big products are added with a
+ * round-to-nearest f32 add after each k-step ({accumulate = rn}), since the
+ * tensor core's own accumulation truncates; the caller's accumulator is
+ * added once, by an IEEE add. Masking with big instead of x also covers
+ * finite x whose RNA rounding overflows to Inf: hic and small are 0 where
+ * big is Inf or NaN, so Inf·0 never makes a NaN in the cross terms, and the
+ * big product carries Inf and NaN as ieee does. Each operand is rounded
+ * once, right after its definition (a tile loaded outside a loop is rounded
+ * outside it), and shared by every dot that reads it with the same mode.
  */
 #include "compiler/compiler.h"
 
@@ -103,7 +110,7 @@ static uint32_t derived(Pass *p, uint32_t v, int kind, TirLoc loc)
         uint32_t diff = build1(p, OP_SUB, loc, t, sargs, 2, 0);
         uint32_t rd = diff ? p->m->insts[diff].result : 0;
         uint32_t rnd = build1(p, OP_ROUND_TF32, loc, t, &rd, 1, ROUND_RNA);
-        uint32_t margs[2] = {rnd ? p->m->insts[rnd].result : 0, v};
+        uint32_t margs[2] = {rnd ? p->m->insts[rnd].result : 0, big};
         i = build1(p, OP_MASK_NONFINITE, loc, t, margs, 2, 0);
         if (i) {
             /* after big, which is itself after v's definition */
@@ -114,7 +121,8 @@ static uint32_t derived(Pass *p, uint32_t v, int kind, TirLoc loc)
         break;
     }
     case SPLIT_HIC: {
-        uint32_t margs[2] = {derived(p, v, SPLIT_RNA, loc), v};
+        uint32_t big = derived(p, v, SPLIT_RNA, loc);
+        uint32_t margs[2] = {big, big};
         i = build1(p, OP_MASK_NONFINITE, loc, t, margs, 2, 0);
         if (i)
             insert_after_def(p, v, i);
@@ -135,6 +143,8 @@ static void rewrite_dot(Pass *p, uint32_t di, TirPrecision def)
     if (tir_value_type(m, a).elem != ELEM_F32)
         return;
     TirPrecision mode = in.ival == PREC_DEFAULT ? def : (TirPrecision)in.ival;
+    if (mode == PREC_DEFAULT)
+        mode = PREC_TF32_RNA;
     uint32_t nargs[3];
     switch (mode) {
     case PREC_IEEE:
@@ -152,19 +162,35 @@ static void rewrite_dot(Pass *p, uint32_t di, TirPrecision def)
     }
     case PREC_3XTF32: {
         TirType ct = tir_value_type(m, c);
-        uint32_t a1[3] = {derived(p, a, SPLIT_SMALL, in.loc), derived(p, b, SPLIT_HIC, in.loc), c};
+        uint32_t z = build1(p, OP_ZEROS, in.loc, ct, NULL, 0, 0);
+        uint32_t a1[3] = {derived(p, a, SPLIT_SMALL, in.loc), derived(p, b, SPLIT_HIC, in.loc),
+                          z ? m->insts[z].result : 0};
         uint32_t t1 = build1(p, OP_DOT, in.loc, ct, a1, 3, PREC_TF32_TRUNC);
         uint32_t a2[3] = {derived(p, a, SPLIT_HIC, in.loc), derived(p, b, SPLIT_SMALL, in.loc),
                           t1 ? m->insts[t1].result : 0};
         uint32_t t2 = build1(p, OP_DOT, in.loc, ct, a2, 3, PREC_TF32_TRUNC);
+        uint32_t a3[3] = {derived(p, a, SPLIT_RNA, in.loc), derived(p, b, SPLIT_RNA, in.loc),
+                          t2 ? m->insts[t2].result : 0};
+        uint32_t t3 = build1(p, OP_DOT, in.loc, ct, a3, 3, PREC_TF32_TRUNC);
         if (p->oom)
             return;
+        m->insts[t3].i64 = TIR_DOT_ACC_RN;
+        chain(p, p->before_inst, p->tail_before, di, z);
         chain(p, p->before_inst, p->tail_before, di, t1);
         chain(p, p->before_inst, p->tail_before, di, t2);
-        nargs[0] = derived(p, a, SPLIT_RNA, in.loc);
-        nargs[1] = derived(p, b, SPLIT_RNA, in.loc);
-        nargs[2] = m->insts[t2].result;
-        break;
+        chain(p, p->before_inst, p->tail_before, di, t3);
+        /* the dot itself becomes the final add, keeping its result value */
+        uint32_t add[2] = {c, m->insts[t3].result};
+        uint32_t off = tir_pool_push(m, add, 2);
+        if (m->oom) {
+            p->oom = 1;
+            return;
+        }
+        m->insts[di].op = OP_ADD;
+        m->insts[di].args = off;
+        m->insts[di].nargs = 2;
+        m->insts[di].ival = 0;
+        return;
     }
     }
     if (p->oom)

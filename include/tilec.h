@@ -128,6 +128,19 @@ TILEC_API tilecResult tilecMemcpyDtoH(tilecRuntime rt, void *dst, tilecDevicePtr
 TILEC_API tilecResult tilecMemsetD8(tilecRuntime rt, tilecDevicePtr dst, unsigned char value, size_t bytes);
 TILEC_API tilecResult tilecSynchronize(tilecRuntime rt);
 
+/* Events: device-side timestamps for timing work on a stream (CUevents with
+ * timing enabled, in the runtime's context). An event keeps its runtime
+ * alive, like a module. tilecEventElapsed waits until `end` has completed,
+ * then gives the milliseconds between the two records (resolution about
+ * half a microsecond); both events must belong to runtimes on one device and
+ * have been recorded, start first (else TILEC_ERROR_INVALID_STATE). Errors
+ * are explained in the runtime's log. */
+typedef struct tilecEvent_st *tilecEvent;
+TILEC_API tilecResult tilecEventCreate(tilecRuntime rt, tilecEvent *ev);
+TILEC_API tilecResult tilecEventRecord(tilecEvent ev, tilecStream stream);
+TILEC_API tilecResult tilecEventElapsed(tilecEvent start, tilecEvent end, float *ms);
+TILEC_API tilecResult tilecEventDestroy(tilecEvent *ev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,6 +75,11 @@ typedef enum {
 const char *tir_precision_name(TirPrecision p); /* "ieee", "tf32-rna", ... */
 TirPrecision tir_precision_lookup(const char *s, size_t len); /* PREC_DEFAULT if unknown */
 
+/* dot flags (in TirInst.i64), written `{accumulate = rn}`: the products of
+ * each k-step are summed apart and added to the accumulator with a
+ * round-to-nearest f32 add (tensor cores truncate when they accumulate). */
+#define TIR_DOT_ACC_RN 1
+
 /* round_tf32 modes */
 typedef enum { ROUND_TRUNC, ROUND_RNA, ROUND_RNE, ROUND_COUNT } TirRound;
 const char *tir_round_name(TirRound r); /* "trunc", "rna", "rne" */
@@ -107,7 +112,7 @@ typedef struct {
     uint32_t body;     /* for: the body block */
     /* attributes; which ones an op uses is listed in docs/TIR.md */
     int32_t ival;      /* program_id/num_programs axis, reduce axis, precision, round mode, view rank */
-    int64_t i64;       /* const integer value */
+    int64_t i64;       /* const integer value; dot: TIR_DOT_* flags */
     double fval;       /* const/full float value, load padding */
     uint32_t str;      /* inline_ptx template (string pool offset) */
 } TirInst;

@@ -309,13 +309,14 @@ static float operand(float x, int how)
     case RD_RNE: return tf32_round_f(x, ROUND_RNE);
     case RD_BIG: return tf32_round_f(x, ROUND_RNA);
     case RD_SMALL: {
-        /* mask_nonfinite(rna(x - big), x): the f32 sub of the split */
-        if (!isfinite(x))
-            return 0.0f;
+        /* mask_nonfinite(rna(x - big), big): the f32 sub of the split */
         float big = tf32_round_f(x, ROUND_RNA);
-        return tf32_round_f(x - big, ROUND_RNA);
+        return isfinite(big) ? tf32_round_f(x - big, ROUND_RNA) : 0.0f;
     }
-    case RD_HIC: return isfinite(x) ? tf32_round_f(x, ROUND_RNA) : 0.0f;
+    case RD_HIC: {
+        float big = tf32_round_f(x, ROUND_RNA);
+        return isfinite(big) ? big : 0.0f;
+    }
     default: return x;
     }
 }
@@ -359,8 +360,8 @@ int exec_dot(Exec *e, const TirInst *in)
         prep(B, buf + na, how, tc, 1);
         dot_pass(buf, buf + na, c, out, M, N, K);
     } else {
-        /* as pass_precision rewrites it: three tf32-trunc dots, the small
-         * cross terms first, the big product last */
+        /* as pass_precision rewrites it: the small cross terms summed from
+         * zero, the big product on top, then the caller's accumulator */
         float *big_a = buf, *small_a = big_a + na, *hic_a = small_a + na;
         float *big_b = hic_a + na, *small_b = big_b + nb, *hic_b = small_b + nb, *t = hic_b + nb;
         prep(A, big_a, RD_BIG, 1, 0);
@@ -369,9 +370,12 @@ int exec_dot(Exec *e, const TirInst *in)
         prep(B, big_b, RD_BIG, 1, 1);
         prep(B, small_b, RD_SMALL, 1, 1);
         prep(B, hic_b, RD_HIC, 1, 1);
-        dot_pass(small_a, hic_b, c, out, M, N, K); /* t1 */
-        dot_pass(hic_a, small_b, out, t, M, N, K); /* t2 */
-        dot_pass(big_a, big_b, t, out, M, N, K);
+        memset(out, 0, nd * sizeof *out);
+        dot_pass(small_a, hic_b, out, t, M, N, K); /* t1 = small_a·hic_b from 0 */
+        dot_pass(hic_a, small_b, t, out, M, N, K); /* t2 = t1 + hic_a·small_b */
+        dot_pass(big_a, big_b, out, t, M, N, K);   /* t3 = t2 + big_a·big_b */
+        for (size_t k = 0; k < nd; k++)            /* c + t3 */
+            out[k] = c[k] + t[k];
     }
     /* the tensor cores and FFMA give NaN results as 0x7FFFFFFF */
     for (size_t k = 0; k < nd; k++)

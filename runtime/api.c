@@ -880,3 +880,82 @@ tilecResult tilecSynchronize(tilecRuntime rt)
         return TILEC_ERROR_INVALID_ARGUMENT;
     IN_CONTEXT(rt, cu_synchronize(NULL, msg));
 }
+
+/* ---- events ---------------------------------------------------------------------- */
+
+struct tilecEvent_st {
+    tilecRuntime rt; /* holds a reference, like a module */
+    void *cuev;
+};
+
+tilecResult tilecEventCreate(tilecRuntime rt, tilecEvent *ev)
+{
+    if (!rt || !ev)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *ev = NULL;
+    if (rt->dead)
+        return rt->dead;
+    tilecEvent e = calloc(1, sizeof *e);
+    if (!e)
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    StrBuf msg;
+    sb_init(&msg);
+    tilecResult t = cu_ctx_enter(&rt->dev, &msg);
+    if (t == TILEC_SUCCESS) {
+        t = cu_event_create(&e->cuev, &msg);
+        cu_ctx_leave();
+    }
+    if (t != TILEC_SUCCESS) {
+        free(e);
+        return rt_fail(rt, t, &msg);
+    }
+    e->rt = rt;
+    pthread_mutex_lock(&rt->mu);
+    rt->refs++;
+    pthread_mutex_unlock(&rt->mu);
+    *ev = e;
+    return rt_done(rt, t, &msg);
+}
+
+tilecResult tilecEventRecord(tilecEvent ev, tilecStream stream)
+{
+    if (!ev)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    IN_CONTEXT(ev->rt, cu_event_record(ev->cuev, (void *)stream, msg));
+}
+
+tilecResult tilecEventElapsed(tilecEvent start, tilecEvent end, float *ms)
+{
+    if (!start || !end || !ms)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *ms = 0;
+    if (start->rt->dev.ordinal != end->rt->dev.ordinal) {
+        StrBuf msg;
+        sb_init(&msg);
+        sb_printf(&msg, "tilecEventElapsed: the events belong to different devices (%d and %d)\n",
+                  start->rt->dev.ordinal, end->rt->dev.ordinal);
+        return rt_fail(end->rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
+    }
+    IN_CONTEXT(end->rt, cu_event_elapsed(start->cuev, end->cuev, ms, msg));
+}
+
+tilecResult tilecEventDestroy(tilecEvent *ev)
+{
+    if (!ev || !*ev)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    tilecEvent e = *ev;
+    tilecRuntime rt = e->rt;
+    StrBuf msg;
+    sb_init(&msg);
+    tilecResult t = cu_ctx_enter(&rt->dev, &msg);
+    if (t == TILEC_SUCCESS) {
+        t = cu_event_destroy(e->cuev, &msg);
+        cu_ctx_leave();
+    }
+    /* the handle is invalid afterwards whatever the driver said */
+    free(e);
+    *ev = NULL;
+    t = rt_done(rt, t, &msg);
+    rt_release(rt);
+    return t;
+}

@@ -53,6 +53,11 @@
     X(MemcpyHtoD, 3020, "cuMemcpyHtoD_v2", 1)                          \
     X(MemcpyDtoH, 3020, "cuMemcpyDtoH_v2", 1)                          \
     X(MemsetD8, 3020, "cuMemsetD8_v2", 1)                              \
+    X(EventCreate, 2000, "cuEventCreate", 1)                           \
+    X(EventRecord, 2000, "cuEventRecord", 1)                           \
+    X(EventSynchronize, 2000, "cuEventSynchronize", 1)                 \
+    X(EventElapsedTime, 2000, "cuEventElapsedTime", 1)                 \
+    X(EventDestroy, 4000, "cuEventDestroy_v2", 1)                      \
     X(LinkCreate, 6050, "cuLinkCreate_v2", 0)                          \
     X(LinkAddData, 6050, "cuLinkAddData_v2", 0)                        \
     X(LinkComplete, 5050, "cuLinkComplete", 0)                         \
@@ -472,4 +477,44 @@ tilecResult cu_synchronize(void *stream, StrBuf *log)
     CUresult r = stream ? cu.StreamSynchronize((CUstream)stream) : cu.CtxSynchronize();
     return r == CUDA_SUCCESS ? TILEC_SUCCESS
                              : fail(log, stream ? "cuStreamSynchronize" : "cuCtxSynchronize", r, TILEC_ERROR_CUDA);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+tilecResult cu_event_create(void **ev, StrBuf *log)
+{
+    CUevent e = NULL;
+    /* default flags: timing enabled; a blocking wait is not needed for a
+     * benchmark's one synchronization per measurement */
+    CUresult r = cu.EventCreate(&e, CU_EVENT_DEFAULT);
+    *ev = r == CUDA_SUCCESS ? e : NULL;
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuEventCreate", r, TILEC_ERROR_CUDA);
+}
+
+tilecResult cu_event_record(void *ev, void *stream, StrBuf *log)
+{
+    CUresult r = cu.EventRecord((CUevent)ev, (CUstream)stream);
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuEventRecord", r, TILEC_ERROR_CUDA);
+}
+
+tilecResult cu_event_elapsed(void *start, void *end, float *ms, StrBuf *log)
+{
+    *ms = 0;
+    CUresult r = cu.EventSynchronize((CUevent)end);
+    if (r != CUDA_SUCCESS)
+        return fail(log, "cuEventSynchronize", r, TILEC_ERROR_CUDA);
+    r = cu.EventElapsedTime(ms, (CUevent)start, (CUevent)end);
+    if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_NOT_READY) {
+        /* the usual cause: start was never recorded, or not before end */
+        fail(log, "cuEventElapsedTime", r, TILEC_ERROR_CUDA);
+        sb_puts(log, "note: both events must have been recorded (start first) before asking for the time\n");
+        return TILEC_ERROR_INVALID_STATE;
+    }
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuEventElapsedTime", r, TILEC_ERROR_CUDA);
+}
+
+tilecResult cu_event_destroy(void *ev, StrBuf *log)
+{
+    CUresult r = cu.EventDestroy((CUevent)ev);
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuEventDestroy", r, TILEC_ERROR_CUDA);
 }

@@ -77,4 +77,12 @@ tilecResult cu_memset_d8(uint64_t dst, unsigned char value, size_t bytes, StrBuf
 /* stream NULL: the whole context (cuCtxSynchronize). */
 tilecResult cu_synchronize(void *stream, StrBuf *log);
 
+/* Events with timing (CUevent as void *); context current. cu_event_elapsed
+ * waits for end, then gives the milliseconds from start to end;
+ * TILEC_ERROR_INVALID_STATE when either event was never recorded. */
+tilecResult cu_event_create(void **ev, StrBuf *log);
+tilecResult cu_event_record(void *ev, void *stream, StrBuf *log);
+tilecResult cu_event_elapsed(void *start, void *end, float *ms, StrBuf *log);
+tilecResult cu_event_destroy(void *ev, StrBuf *log);
+
 #endif

@@ -1,0 +1,287 @@
+/*
+ * Compile-time measurements for the GEMM benchmark, and small utilities it
+ * shares with bench_gemm.c (clock, median, temporary directories, the GEMM
+ * source template).
+ *
+ * Three views of "how long does a kernel take to build": the `tilec`
+ * command as a whole process (what a build system pays), the compiler
+ * in-process (what an embedder pays per program), and the JIT path through
+ * the API cold and warm (what the first launch of a kernel pays, with and
+ * without tilec's kernel cache).
+ */
+#include "bench.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+double bench_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bench_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+void bench_rmtree(const char *dir)
+{
+    if (dir && dir[0])
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps)
+{
+    return snprintf(buf, size,
+                    "// C = A @ B, row-major, one %dx%d tile of C per program (bench/bench_gemm.c)\n"
+                    "kernel @gemm(%%A: ptr<%s>, %%B: ptr<%s>, %%C: ptr<f32>, %%M: i32, %%N: i32, %%K: i32,\n"
+                    "             %%lda: i32, %%ldb: i32, %%ldc: i32) warps(%d) {\n"
+                    "  %%pm = program_id 0\n"
+                    "  %%pn = program_id 1\n"
+                    "  %%m0 = mul %%pm, %d\n"
+                    "  %%n0 = mul %%pn, %d\n"
+                    "  %%va = view %%A [%%M, %%K] strides [%%lda, 1]\n"
+                    "  %%vb = view %%B [%%K, %%N] strides [%%ldb, 1]\n"
+                    "  %%vc = view %%C [%%M, %%N] strides [%%ldc, 1]\n"
+                    "  %%z = zeros : tile<%dx%dxf32>\n"
+                    "  %%acc = for %%k = 0 to %%K step %d iter(%%c = %%z) {\n"
+                    "    %%a = load %%va[%%m0, %%k] : tile<%dx%dx%s>\n"
+                    "    %%b = load %%vb[%%k, %%n0] : tile<%dx%dx%s>\n"
+                    "    %%d = dot %%a, %%b, %%c : tile<%dx%dxf32>\n"
+                    "    yield %%d\n"
+                    "  }\n"
+                    "  store %%acc, %%vc[%%m0, %%n0]\n"
+                    "}\n",
+                    bm, bn, elem, elem, warps, bm, bn, bm, bn, bk, bm, bk, elem, bk, bn, elem, bm, bn);
+}
+
+/* Fills a row from samples (sorted by bench_median); ms_first is the first
+ * run of the measurement, which pays one-time costs (LLVM's target set-up,
+ * the driver's JIT start) when it is the first of the process. */
+static void put_row(CompileTime *out, int *n, int max, const char *what, double *v, int runs, const char *note)
+{
+    if (*n >= max)
+        return;
+    CompileTime *c = &out[(*n)++];
+    snprintf(c->what, sizeof c->what, "%s", what);
+    c->ms_first = v[0];
+    c->ms_median = bench_median(v, runs);
+    c->ms_min = v[0];
+    c->runs = runs;
+    snprintf(c->note, sizeof c->note, "%s", note);
+}
+
+static int make_tmpdir(char *dir, size_t n, const char *tag)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, n, "%s/tilec-bench-%s-XXXXXX", t && t[0] ? t : "/tmp", tag);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+int bench_compile_process(const char *tilec, const char *src, const char *arch, const char *precision, int runs,
+                          CompileTime *out, int *n, int max, char *why, size_t wn)
+{
+    char dir[256], file[300], a_opt[64], p_opt[64];
+    if (make_tmpdir(dir, sizeof dir, "proc") != 0) {
+        snprintf(why, wn, "cannot make a temporary directory");
+        return -1;
+    }
+    snprintf(file, sizeof file, "%s/gemm.tir", dir);
+    FILE *f = fopen(file, "w");
+    int ok = f && fputs(src, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok) {
+        snprintf(why, wn, "cannot write %s", file);
+        bench_rmtree(dir);
+        return -1;
+    }
+    snprintf(a_opt, sizeof a_opt, "--arch=%s", arch);
+    snprintf(p_opt, sizeof p_opt, "--precision=%s", precision);
+    char *argv[] = {(char *)tilec, a_opt, p_opt, "-o", "/dev/null", file, NULL};
+    double *v = calloc((size_t)runs, sizeof *v);
+    int rc = v ? 0 : -1;
+    for (int i = 0; v && i < runs && rc == 0; i++) {
+        double t0 = bench_now_ms();
+        pid_t pid = fork();
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, 1);
+            execv(tilec, argv);
+            _exit(127);
+        }
+        int st = 0;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            snprintf(why, wn, "%s %s %s %s failed (status %d)", tilec, a_opt, p_opt, file,
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            rc = -1;
+        }
+        v[i] = bench_now_ms() - t0;
+    }
+    if (rc == 0) {
+        char what[64];
+        snprintf(what, sizeof what, "process %s %s", arch, precision);
+        put_row(out, n, max, what, v, runs, "the whole tilec process: .tir file -> PTX file");
+    }
+    free(v);
+    bench_rmtree(dir);
+    return rc;
+}
+
+int bench_compile_inprocess(const char *src, const char *arch, const char *precision, int runs, CompileTime *out,
+                            int *n, int max, char *why, size_t wn)
+{
+    char a_opt[64], p_opt[64];
+    snprintf(a_opt, sizeof a_opt, "--arch=%s", arch);
+    snprintf(p_opt, sizeof p_opt, "--precision=%s", precision);
+    const char *opts[] = {a_opt, p_opt};
+    double *v = calloc((size_t)runs, sizeof *v);
+    if (!v)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < runs && rc == 0; i++) {
+        tilecProgram p = NULL;
+        double t0 = bench_now_ms();
+        tilecResult r = tilecCreateProgram(&p, src, strlen(src), "gemm.tir");
+        if (r == TILEC_SUCCESS)
+            r = tilecCompileProgram(p, 2, opts);
+        v[i] = bench_now_ms() - t0;
+        if (r != TILEC_SUCCESS) {
+            const char *log = "";
+            if (p)
+                tilecGetProgramLog(p, &log);
+            snprintf(why, wn, "compiling the GEMM: %s\n%s", tilecGetErrorString(r), log);
+            rc = -1;
+        }
+        tilecDestroyProgram(&p);
+    }
+    if (rc == 0) {
+        char what[64];
+        snprintf(what, sizeof what, "compile %s %s", arch, precision);
+        put_row(out, n, max, what, v, runs, "tilecCompileProgram in-process (.tir -> PTX)");
+    }
+    free(v);
+    return rc;
+}
+
+/* Sets or unsets an environment variable (value NULL = unset). */
+static void set_env(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+/* One timed tilecModuleLoadSource on rt; the module is unloaded again. */
+static int timed_load(tilecRuntime rt, const char *src, int nopts, const char *const *opts, double *ms, char *why,
+                      size_t wn)
+{
+    tilecModule m = NULL;
+    double t0 = bench_now_ms();
+    tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &m);
+    *ms = bench_now_ms() - t0;
+    if (r != TILEC_SUCCESS) {
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        snprintf(why, wn, "tilecModuleLoadSource: %s\n%s", tilecGetErrorString(r), log);
+        return -1;
+    }
+    tilecModuleUnload(&m);
+    return 0;
+}
+
+int bench_compile_jit(int device, const char *src, const char *arch, const char *precision, int runs,
+                      CompileTime *out, int *n, int max, char *why, size_t wn)
+{
+    char a_opt[64], p_opt[64];
+    snprintf(a_opt, sizeof a_opt, "--arch=%s", arch);
+    snprintf(p_opt, sizeof p_opt, "--precision=%s", precision);
+    const char *opts[] = {a_opt, p_opt};
+    /* the caller's cache settings come back afterwards */
+    char *old_dir = getenv("TILEC_CACHE_DIR") ? strdup(getenv("TILEC_CACHE_DIR")) : NULL;
+    char *old_on = getenv("TILEC_CACHE") ? strdup(getenv("TILEC_CACHE")) : NULL;
+    unsetenv("TILEC_CACHE");
+    double *cold = calloc((size_t)runs, sizeof *cold), *disk = calloc((size_t)runs, sizeof *disk);
+    double *mem = calloc((size_t)runs, sizeof *mem);
+    char dirs[2][256] = {"", ""}; /* [0] keeps the warm entry, [1] is per cold run */
+    int rc = cold && disk && mem ? 0 : -1;
+    for (int i = 0; i < runs && rc == 0; i++) {
+        char *dir = dirs[i == 0 ? 0 : 1];
+        if (make_tmpdir(dir, sizeof dirs[0], "jit") != 0) {
+            snprintf(why, wn, "cannot make a temporary directory");
+            rc = -1;
+            break;
+        }
+        setenv("TILEC_CACHE_DIR", dir, 1);
+        tilecRuntime rt = NULL;
+        if (tilecRuntimeCreate(&rt, device) != TILEC_SUCCESS) {
+            snprintf(why, wn, "tilecRuntimeCreate(%d) failed", device);
+            rc = -1;
+        } else {
+            rc = timed_load(rt, src, 2, opts, &cold[i], why, wn);
+        }
+        tilecRuntimeDestroy(&rt);
+        if (i > 0) {
+            bench_rmtree(dir);
+            dir[0] = 0;
+        }
+    }
+    setenv("TILEC_CACHE_DIR", dirs[0], 1);
+    for (int i = 0; i < runs && rc == 0; i++) {
+        tilecRuntime rt = NULL;
+        if (tilecRuntimeCreate(&rt, device) != TILEC_SUCCESS) {
+            snprintf(why, wn, "tilecRuntimeCreate(%d) failed", device);
+            rc = -1;
+        } else if ((rc = timed_load(rt, src, 2, opts, &disk[i], why, wn)) == 0) {
+            rc = timed_load(rt, src, 2, opts, &mem[i], why, wn);
+        }
+        tilecRuntimeDestroy(&rt);
+    }
+    if (rc == 0) {
+        char what[64];
+        snprintf(what, sizeof what, "jit-cold %s %s", arch, precision);
+        put_row(out, n, max, what, cold, runs,
+                "tilecModuleLoadSource with an empty cache: compile + driver link (ptxas) + load");
+        snprintf(what, sizeof what, "jit-warm-disk %s %s", arch, precision);
+        put_row(out, n, max, what, disk, runs,
+                "tilecModuleLoadSource from a new runtime with the entry on disk: read + load");
+        snprintf(what, sizeof what, "jit-warm-memory %s %s", arch, precision);
+        put_row(out, n, max, what, mem, runs,
+                "tilecModuleLoadSource again on the same runtime: memory hit + load");
+    }
+    for (int i = 0; i < 2; i++)
+        bench_rmtree(dirs[i]);
+    set_env("TILEC_CACHE_DIR", old_dir);
+    set_env("TILEC_CACHE", old_on);
+    free(old_dir);
+    free(old_on);
+    free(cold);
+    free(disk);
+    free(mem);
+    return rc;
+}
