@@ -136,6 +136,11 @@ TirModule *tir_module_new(const char *file)
         tir_module_free(m);
         return NULL;
     }
+    /* the pool always exists, so pool + offset is never NULL + 0 */
+    if (!grow(m, (void **)&m->pool, &m->cap_pool, 1, sizeof *m->pool, UINT32_MAX / 8)) {
+        tir_module_free(m);
+        return NULL;
+    }
     memset(&m->insts[0], 0, sizeof m->insts[0]);
     memset(&m->values[0], 0, sizeof m->values[0]);
     memset(&m->blocks[0], 0, sizeof m->blocks[0]);

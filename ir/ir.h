@@ -160,7 +160,7 @@ uint32_t tir_add_value(TirModule *m, TirType t, TirValueKind kind, uint32_t def,
 uint32_t tir_add_inst(TirModule *m, TirOp op, TirLoc loc);
 uint32_t tir_add_block(TirModule *m);
 uint32_t tir_pool_push(TirModule *m, const uint32_t *items, uint32_t n); /* returns offset */
-uint32_t tir_add_kernel(TirModule *m);
+uint32_t tir_add_kernel(TirModule *m); /* UINT32_MAX on failure (0 is a valid kernel) */
 
 /* Creates an instruction with operands `args` and, if type.kind != TY_NONE,
  * one result value of that type. Returns the instruction index. */
@@ -239,6 +239,13 @@ void tir_print(const TirModule *m, StrBuf *out);
  * TY_NONE). For `for`, *result is unused (results take the init types).
  * Reports errors at in->loc. Returns the number of errors (0 = well typed). */
 int tir_check_inst(const TirModule *m, uint32_t i, TirType *result, Diag *d);
+
+/* typecheck.c: the type a number written as operand k of op takes (the one
+ * rule both the parser and the printer use, so round trips agree); TY_NONE
+ * where a literal is not allowed. is_lit marks which operands are literals,
+ * written is the op's written result type, loop the enclosing for. */
+TirType tir_literal_type(const TirModule *m, TirOp op, const uint32_t *args, const uint8_t *is_lit,
+                         uint32_t nargs, uint32_t k, TirType written, uint32_t loop);
 
 /* Checks types, shapes, dominance and loop structure. Returns the number of
  * errors reported to d (0 = valid). */

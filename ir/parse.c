@@ -3,21 +3,29 @@
  *
  * Guarantees, for any input bytes: reads only src[0..len) (no NUL needed),
  * never aborts, frees everything it allocates, recurses only through nested
- * for bodies (at most TIR_MAX_NESTING deep; deeper bodies are skipped with a
+ * for bodies (at most TIR_MAX_NESTING deep; deeper bodies are skipped by a
  * loop, not recursion), and stops after d->max_errors errors.
  *
  * Each instruction is typechecked (tir_check_inst) as soon as it is built, so
  * errors come in source order and point at the op's token. After an error
  * the parser skips to the next statement (a statement-starting token at the
- * start of a line, or '}', skipping balanced braces) and goes on. A
- * statement that failed still defines its names, bound to "poison" (value 0
- * or a value of type TY_NONE); uses of poison report nothing, so one mistake
- * gives one error.
+ * start of a line, or a '}' closing the block, skipping balanced braces) and
+ * goes on. A statement that failed still defines its names, bound to poison
+ * (value 0, or a value of type TY_NONE); uses of poison report nothing, an
+ * undefined name is reported once, and after a lexical error the rest of the
+ * statement is quiet: one mistake gives one error.
  *
  * Block lists are contiguous in the pool: instructions of open blocks are
  * collected on a scratch stack and pushed when their block closes (inner
  * blocks first). Literal operands become unnamed const instructions placed
  * just before their user, typed by tir_literal_type (typecheck.c).
+ *
+ * Choices where docs/TIR.md is silent: a hexadecimal literal where a float
+ * is expected is the f32 bit pattern (0x7fc00000 is NaN), and where an i32
+ * is expected a 32-bit pattern (0xffffffff is -1); float values are rounded
+ * to f32 when parsed; attributes may come before or after `: type`; a for
+ * needs one name per carried value, and its body ends with a yield even when
+ * it carries nothing.
  */
 #include "ir.h"
 
@@ -28,33 +36,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* typecheck.c (not in ir.h yet) */
-TirType tir_literal_type(const TirModule *m, TirOp op, const uint32_t *args, const uint8_t *is_lit,
-                         uint32_t nargs, uint32_t k, TirType written, uint32_t loop);
 
 enum { T_EOF, T_VALUE, T_KNAME, T_WORD, T_INT, T_FLOAT, T_STRING, T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE,
        T_LBRACK, T_RBRACK, T_LT, T_GT, T_COMMA, T_COLON, T_EQ };
 
 typedef struct {
     int kind;
-    const char *s; /* text in the source; names without the sigil */
-    size_t n;
+    const char *s; size_t n; /* text in the source; names without the sigil */
     TirLoc loc;
-    uint8_t nl;  /* first token of its line */
-    uint8_t bad; /* malformed number, already reported */
-    uint8_t hex;
+    uint8_t nl, bad, hex;    /* first on its line; malformed (reported); 0x... */
     int64_t i;
     double f;
 } Tok;
 
-/* Name table entry. Keys point into the source, which outlives the parse. */
+/* Name table entry; keys point into the source, which outlives the parse.
+ * S_PENDING: named by the statement being parsed; S_LOOP: a for's result,
+ * during its body; S_UNDEF: used undefined (reported once). */
 enum { S_DEF, S_PENDING, S_LOOP, S_UNDEF };
 typedef struct {
-    const char *s;
-    size_t n;
-    uint32_t val;   /* 0: poison */
-    uint32_t scope; /* defining block */
-    TirLoc loc;     /* of the defining name; identifies the owner statement */
+    const char *s; size_t n;
+    uint32_t val, scope; /* value (0: poison), defining block */
+    TirLoc loc;          /* of the defining name: identifies its statement */
     int state;
 } Sym;
 typedef struct { Sym *e; size_t cap, n; } Map;
@@ -68,12 +70,14 @@ typedef struct {
     const char *src;
     size_t len, pos;
     uint32_t line, col;
-    int bol, quiet, stop, err0, limit, eof_reported, bad;
+    int bol, quiet, stop, err0, limit, eof_reported;
+    int bad;            /* the current statement has an error */
     int lexing, lexerr; /* in next(); a lexical error in this statement */
+    int lbrace;         /* '{' minus '}' so far on the current line */
     unsigned long ntok;
     Tok cur;
     TirLoc prev_end;
-    StrBuf str; /* contents of the last string token */
+    StrBuf str;                                /* contents of the last string */
     uint32_t *insts; size_t ninsts, cap_insts; /* instructions of open blocks */
     Opnd *ops; size_t nops, cap_ops;           /* operands being parsed */
     uint32_t *args; uint8_t *islit; size_t cap_args;
@@ -85,13 +89,7 @@ typedef struct {
 
 static const TirType NONE_T = {0};
 
-/* ---- errors ---- */
-
-static void check_limit(P *p)
-{
-    if (p->d->nerrors >= p->limit)
-        p->stop = 1;
-}
+/* ---- errors and memory ---- */
 
 static void err(P *p, TirLoc loc, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -100,9 +98,8 @@ static void err(P *p, TirLoc loc, const char *fmt, ...)
     ;
 static void err(P *p, TirLoc loc, const char *fmt, ...)
 {
-    if (p->stop || p->quiet || (p->lexerr && !p->lexing)) /* after a lexical error: quiet */
-        return;
-    p->lexerr |= p->lexing;
+    if (p->stop || p->quiet || p->lexerr) return;
+    p->lexerr = p->lexing;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -110,29 +107,26 @@ static void err(P *p, TirLoc loc, const char *fmt, ...)
     va_end(ap);
     diag_error(p->d, loc, "%s", msg);
     p->bad = 1;
-    check_limit(p);
+    p->stop = p->d->nerrors >= p->limit;
 }
+#define FAIL(...) return err(p, __VA_ARGS__), 0
 
 static void oom(P *p)
 {
-    if (!p->stop) {
+    if (!p->stop)
         diag_error(p->d, p->cur.loc, "out of memory");
-        p->stop = 1;
-    }
+    p->stop = 1;
 }
 
 static int grow(P *p, void **a, size_t *cap, size_t need, size_t sz)
 {
-    if (need <= *cap)
-        return 1;
+    if (need <= *cap) return 1;
     size_t nc = *cap ? *cap : 64;
     while (nc < need)
         nc *= 2;
     void *q = realloc(*a, nc * sz);
-    if (!q)
-        return oom(p), 0;
-    *a = q;
-    *cap = nc;
+    if (!q) return oom(p), 0;
+    *a = q, *cap = nc;
     return 1;
 }
 
@@ -144,116 +138,97 @@ static int grow(P *p, void **a, size_t *cap, size_t need, size_t sz)
 static int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_name_char(int c) { return is_alpha(c) || is_digit(c) || c == '.'; }
-static int is_word_char(int c) { return is_name_char(c) || c == '-'; }
 static int at(P *p, size_t off) { return p->pos + off < p->len ? (unsigned char)p->src[p->pos + off] : -1; }
 static void skip_n(P *p, size_t n) { p->pos += n, p->col += (uint32_t)n; } /* no newline inside */
-
 static int text_is(const Tok *t, const char *w) { return t->n == strlen(w) && memcmp(t->s, w, t->n) == 0; }
 
 /* Classifies a run that starts with a digit or '-digit': an integer, a float
- * or (when it is no number) a word such as 64x64xf32 or 3xtf32. */
+ * or, when it is no number, a word such as 64x64xf32 or 3xtf32. */
 static void lex_number(P *p, Tok *t)
 {
     const char *s = t->s;
-    size_t n = t->n, i = s[0] == '-', j;
-    int neg = (int)i;
-    if (n - i > 2 && s[i] == '0' && (s[i + 1] | 32) == 'x') {
-        uint64_t u = 0;
-        int over = 0;
-        for (j = i + 2; j < n; j++) {
+    size_t n = t->n, neg = s[0] == '-', j;
+    uint64_t u = 0;
+    int over = 0;
+    if (n - neg > 2 && s[neg] == '0' && (s[neg + 1] | 32) == 'x') {
+        for (j = neg + 2; j < n; j++) {
             int c = s[j] | 32, dv = is_digit(s[j]) ? s[j] - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-            if (dv < 0)
-                break;
+            if (dv < 0) break;
             over |= u >> 60 != 0;
             u = u << 4 | (uint64_t)dv;
         }
-        if (j < n)
-            goto word;
+        if (j < n) goto word;
         t->kind = T_INT, t->hex = 1;
-        t->i = u > INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u;
+        t->i = u > INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u; /* the 64-bit pattern */
         if (neg || over)
             err(p, t->loc, neg ? "negative hexadecimal literals are not allowed: '%.*s'"
                                : "'%.*s' does not fit in 64 bits", TXT(t)), t->bad = 1, t->i = 0;
         return;
     }
-    uint64_t u = 0;
-    int over = 0;
-    for (j = i; j < n && is_digit(s[j]); j++) {
+    for (j = neg; j < n && is_digit(s[j]); j++) {
         over |= u > (UINT64_MAX - 9) / 10;
         u = u * 10 + (uint64_t)(s[j] - '0');
     }
     if (j == n) {
         t->kind = T_INT;
-        if (over || u > (uint64_t)INT64_MAX + (uint64_t)neg) {
-            err(p, t->loc, "integer literal '%.*s' does not fit in 64 bits", TXT(t));
-            t->bad = 1;
-        } else
+        if (over || u > (uint64_t)INT64_MAX + neg)
+            err(p, t->loc, "integer literal '%.*s' does not fit in 64 bits", TXT(t)), t->bad = 1;
+        else
             t->i = neg ? (int64_t)(0 - u) : (int64_t)u;
         return;
     }
-    size_t k = j;
+    size_t k = j, e0;
     int frac = 0;
     if (s[k] == '.')
         for (frac = 1, k++; k < n && is_digit(s[k]); k++)
             ;
     if (k < n && (s[k] | 32) == 'e') {
         k++;
-        size_t e0 = k + (k < n && (s[k] == '+' || s[k] == '-'));
+        e0 = k + (k < n && (s[k] == '+' || s[k] == '-'));
         for (k = e0; k < n && is_digit(s[k]); k++)
             ;
-        frac = k > e0 ? 2 : 0;
+        frac = k > e0;
     }
     if (k == n && frac) {
         char buf[256];
         t->kind = T_FLOAT;
         if (n >= sizeof buf) {
-            err(p, t->loc, "number literal '%.*s...' is too long", TXT(t));
-            t->bad = 1;
+            err(p, t->loc, "number literal '%.*s...' is too long", TXT(t)), t->bad = 1;
             return;
         }
         memcpy(buf, s, n);
         buf[n] = 0;
         errno = 0;
         t->f = strtod(buf, NULL);
-        if (errno == ERANGE && isinf(t->f)) {
-            err(p, t->loc, "float literal '%.*s' is out of range", TXT(t));
-            t->bad = 1, t->f = 0;
-        }
+        if (errno == ERANGE && isinf(t->f))
+            err(p, t->loc, "float literal '%.*s' is out of range", TXT(t)), t->bad = 1, t->f = 0;
         return;
     }
 word:
     t->kind = T_WORD;
-    if (neg) {
-        err(p, t->loc, "malformed number '%.*s'", TXT(t));
-        t->kind = T_INT, t->bad = 1;
-    }
+    if (neg)
+        err(p, t->loc, "malformed number '%.*s'", TXT(t)), t->kind = T_INT, t->bad = 1;
 }
 
 static void lex_string(P *p, Tok *t)
 {
     p->str.len = 0;
     skip_n(p, 1);
-    for (;;) {
-        int c = at(p, 0);
+    for (int c; (c = at(p, 0)) != '"'; ) {
         if (c < 0 || c == '\n') {
             err(p, t->loc, "unterminated string");
-            break;
-        }
-        if (c == '"') {
-            skip_n(p, 1);
             break;
         }
         char ch = (char)c;
         if (c == '\\') {
             int e = at(p, 1);
             ch = e == 'n' ? '\n' : e == 't' ? '\t' : e == '"' ? '"' : e == '\\' ? '\\' : 0;
-            if (!ch) {
-                if (e < 0 || e == '\n') {
-                    skip_n(p, 1);
-                    continue;
-                }
-                err(p, (TirLoc){p->line, p->col}, "unknown escape in string; use \\\", \\\\, \\n or \\t");
+            if (!ch && (e < 0 || e == '\n')) {
+                skip_n(p, 1);
+                continue;
             }
+            if (!ch)
+                err(p, (TirLoc){p->line, p->col}, "unknown escape in string; use \\\", \\\\, \\n or \\t");
             skip_n(p, 2);
         } else {
             if (c < 0x20 || c == 0x7f)
@@ -263,6 +238,8 @@ static void lex_string(P *p, Tok *t)
         if (ch)
             sb_putn(&p->str, &ch, 1);
     }
+    if (at(p, 0) == '"')
+        skip_n(p, 1);
     if (p->str.oom)
         oom(p);
     t->n = (size_t)(p->src + p->pos - t->s);
@@ -276,7 +253,7 @@ static void next(P *p)
     static const int pkind[] = {T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE, T_LBRACK, T_RBRACK, T_LT, T_GT,
                                 T_COMMA, T_COLON, T_EQ};
     Tok t = {0};
-    int bad = p->bad; /* a lexical error is not the current statement's */
+    int bad = p->bad; /* a lexical error does not fail the current statement */
     p->lexing = 1;
     p->prev_end = (TirLoc){p->line, p->col};
     p->ntok++;
@@ -294,8 +271,7 @@ static void next(P *p)
                 break;
         }
         t = (Tok){.kind = T_EOF, .s = p->src + p->pos, .loc = {p->line, p->col}, .nl = (uint8_t)p->bol};
-        if (c < 0 || p->stop)
-            break;
+        if (c < 0 || p->stop) break;
         const char *pc = c ? strchr(punct, c) : NULL;
         if (pc) {
             t.kind = pkind[pc - punct], t.n = 1;
@@ -322,21 +298,20 @@ static void next(P *p)
             break;
         }
         if (is_digit(c) || is_alpha(c) || (c == '-' && (is_digit(at(p, 1)) || is_alpha(at(p, 1))))) {
+            /* words and numbers: [A-Za-z0-9_.-]+, and '+' in a digit run's exponent */
             size_t n = 1;
-            for (int d; (d = at(p, n)) >= 0; n++)
-                if (!is_word_char(d) && !(d == '+' && !is_alpha(c) && (at(p, n - 1) | 32) == 'e'))
-                    break;
+            for (int d; (d = at(p, n)) >= 0 && (is_name_char(d) || d == '-' ||
+                        (d == '+' && !is_alpha(c) && (at(p, n - 1) | 32) == 'e')); n++)
+                ;
             skip_n(p, n);
-            t.n = n;
-            if (is_digit(c) || (c == '-' && is_digit(t.s[1]))) {
+            t.n = n, t.kind = T_WORD;
+            if (is_digit(c) || (c == '-' && is_digit(t.s[1])))
                 lex_number(p, &t);
-            } else if (text_is(&t, "inf") || text_is(&t, "-inf") || text_is(&t, "nan")) {
+            else if (text_is(&t, "inf") || text_is(&t, "-inf") || text_is(&t, "nan"))
                 t.kind = T_FLOAT, t.f = t.s[0] == 'n' ? NAN : t.s[0] == '-' ? -INFINITY : INFINITY;
-            } else if (c == '-') {
+            else if (c == '-') {
                 err(p, t.loc, "unexpected '%.*s'", TXT(&t));
                 continue;
-            } else {
-                t.kind = T_WORD;
             }
             break;
         }
@@ -350,13 +325,11 @@ static void next(P *p)
             err(p, t.loc, "unexpected byte 0x%02x", (unsigned)c);
         skip_n(p, n);
     }
-    p->bol = 0;
-    p->cur = t;
-    p->bad = bad;
-    p->lexing = 0;
+    p->lbrace = (t.nl ? 0 : p->lbrace) + (t.kind == T_LBRACE) - (t.kind == T_RBRACE);
+    p->bol = 0, p->cur = t, p->bad = bad, p->lexing = 0;
 }
 
-/* ---- name table ---- */
+/* ---- names ---- */
 
 static size_t hash(const char *s, size_t n)
 {
@@ -366,17 +339,19 @@ static size_t hash(const char *s, size_t n)
     return h;
 }
 
+/* The entry of key (s, n), or the empty slot where it would go. */
+static Sym *map_slot(Sym *e, size_t cap, const char *s, size_t n)
+{
+    size_t i = hash(s, n) & (cap - 1);
+    while (e[i].s && !(e[i].n == n && memcmp(e[i].s, s, n) == 0))
+        i = (i + 1) & (cap - 1);
+    return &e[i];
+}
+
 static Sym *map_find(Map *mp, const char *s, size_t n)
 {
-    if (!mp->cap)
-        return NULL;
-    for (size_t i = hash(s, n) & (mp->cap - 1);; i = (i + 1) & (mp->cap - 1)) {
-        Sym *e = &mp->e[i];
-        if (!e->s)
-            return NULL;
-        if (e->n == n && memcmp(e->s, s, n) == 0)
-            return e;
-    }
+    Sym *e = mp->cap ? map_slot(mp->e, mp->cap, s, n) : NULL;
+    return e && e->s ? e : NULL;
 }
 
 /* Adds a key known to be absent; the entry is valid until the next add. */
@@ -385,40 +360,20 @@ static Sym *map_add(P *p, Map *mp, const char *s, size_t n)
     if ((mp->n + 1) * 2 > mp->cap) {
         size_t nc = mp->cap ? mp->cap * 2 : 256;
         Sym *ne = calloc(nc, sizeof *ne);
-        if (!ne)
-            return oom(p), NULL;
+        if (!ne) return oom(p), NULL;
         for (size_t i = 0; i < mp->cap; i++)
-            if (mp->e[i].s) {
-                size_t j = hash(mp->e[i].s, mp->e[i].n) & (nc - 1);
-                while (ne[j].s)
-                    j = (j + 1) & (nc - 1);
-                ne[j] = mp->e[i];
-            }
+            if (mp->e[i].s)
+                *map_slot(ne, nc, mp->e[i].s, mp->e[i].n) = mp->e[i];
         free(mp->e);
         mp->e = ne, mp->cap = nc;
     }
-    size_t i = hash(s, n) & (mp->cap - 1);
-    while (mp->e[i].s)
-        i = (i + 1) & (mp->cap - 1);
+    Sym *e = map_slot(mp->e, mp->cap, s, n);
     mp->n++;
-    mp->e[i] = (Sym){.s = s, .n = n};
-    return &mp->e[i];
+    *e = (Sym){.s = s, .n = n};
+    return e;
 }
 
-static void map_clear(Map *mp)
-{
-    if (mp->cap)
-        memset(mp->e, 0, mp->cap * sizeof *mp->e);
-    mp->n = 0;
-}
-
-static int scope_open(P *p, uint32_t b)
-{
-    for (int i = p->depth; i >= 0; i--)
-        if (p->scope[i] == b)
-            return 1;
-    return 0;
-}
+static int same_loc(TirLoc a, TirLoc b) { return a.line == b.line && a.col == b.col; }
 
 /* Declares a name in the current block; NULL after a redefinition error. */
 static Sym *define(P *p, const Tok *t, int state)
@@ -427,21 +382,20 @@ static Sym *define(P *p, const Tok *t, int state)
     if (s && s->state != S_UNDEF) {
         TirLoc prev = s->loc;
         err(p, t->loc, "redefinition of '%%%.*s'", TXT(t));
-        if (!p->stop)
+        if (!p->stop && !p->lexerr)
             diag_note(p->d, prev, "previous definition of '%%%.*s' is here", TXT(t));
         return NULL;
     }
-    if (!s && !(s = map_add(p, &p->syms, t->s, t->n)))
-        return NULL;
+    if (!s && !(s = map_add(p, &p->syms, t->s, t->n))) return NULL;
     *s = (Sym){.s = t->s, .n = t->n, .scope = p->scope[p->depth], .loc = t->loc, .state = state};
     return s;
 }
 
-/* Binds a name declared by this statement to its value (0: poison). */
+/* Binds a name this statement declared to its value (0: poison). */
 static void bind(P *p, const Tok *t, uint32_t v)
 {
     Sym *s = map_find(&p->syms, t->s, t->n);
-    if (s && s->loc.line == t->loc.line && s->loc.col == t->loc.col && s->state != S_UNDEF)
+    if (s && same_loc(s->loc, t->loc) && s->state != S_UNDEF)
         s->val = v, s->state = S_DEF;
 }
 
@@ -451,17 +405,18 @@ static uint32_t name_str(P *p, const Tok *t) { return tir_add_string(p->m, t->s,
 static uint32_t use(P *p, const Tok *t)
 {
     Sym *s = map_find(&p->syms, t->s, t->n);
+    int open = 0;
+    for (int i = p->depth; s && i >= 0 && !open; i--)
+        open = p->scope[i] == s->scope;
     if (!s) {
         err(p, t->loc, "use of undefined value '%%%.*s'", TXT(t));
         if ((s = map_add(p, &p->syms, t->s, t->n))) /* later uses stay quiet */
             s->state = S_UNDEF, s->loc = t->loc;
-        return 0;
-    }
-    if (s->state == S_PENDING)
+    } else if (s->state == S_PENDING)
         err(p, t->loc, "use of '%%%.*s' in its own definition", TXT(t));
     else if (s->state == S_LOOP)
         err(p, t->loc, "use of '%%%.*s' inside the loop that defines it", TXT(t));
-    else if (s->state == S_DEF && !scope_open(p, s->scope))
+    else if (s->state == S_DEF && !open)
         err(p, t->loc, "'%%%.*s' is defined inside a loop body and is not visible here", TXT(t));
     else
         return s->val;
@@ -478,35 +433,30 @@ static int is_word(P *p, const char *w) { return p->cur.kind == T_WORD && text_i
  * current one starts a new line. */
 static TirLoc here(P *p) { return p->cur.nl || p->cur.kind == T_EOF ? p->prev_end : p->cur.loc; }
 
-/* Describes the current token; eol: say "end of line" for a token that
- * starts a line (when the error is reported after the previous token). */
+/* Describes the current token; eol: say "end of line" for one that starts
+ * a line (the error is then reported after the previous token). */
 static const char *got(P *p, char *buf, size_t sz, int eol)
 {
     const Tok *t = &p->cur;
-    if (t->kind == T_EOF)
-        return "end of input";
-    if (t->nl && eol)
-        return "end of line";
-    if (t->kind == T_STRING)
-        return "a string";
+    if (t->kind == T_EOF) return "end of input";
+    if (t->nl && eol) return "end of line";
+    if (t->kind == T_STRING) return "a string";
     snprintf(buf, sz, "'%s%.*s'", t->kind == T_VALUE ? "%" : t->kind == T_KNAME ? "@" : "", TXT(t));
     return buf;
 }
 
 static int expect(P *p, int kind, const char *msg)
 {
-    if (p->cur.kind == kind) {
-        next(p);
-        return 1;
-    }
-    err(p, here(p), "%s", msg);
-    return 0;
+    if (p->cur.kind != kind) FAIL(here(p), "%s", msg);
+    next(p);
+    return 1;
 }
 
 static int stmt_start(P *p)
 {
     return is(p, T_VALUE) || is_word(p, "store") || is_word(p, "yield") || is_word(p, "for");
 }
+static int at_kernel(P *p) { return p->cur.nl && is_word(p, "kernel"); }
 
 /* Skips a balanced {...} group starting at '{' (stops early at a 'kernel'
  * that starts a line, so a missing '}' costs one kernel, not the file). */
@@ -514,27 +464,26 @@ static void skip_balanced(P *p)
 {
     size_t depth = 0;
     do {
-        if (is(p, T_LBRACE))
-            depth++;
-        else if (is(p, T_RBRACE))
-            depth--;
+        if (is(p, T_LBRACE) || is(p, T_RBRACE))
+            depth = is(p, T_LBRACE) ? depth + 1 : depth - 1;
         next(p);
-    } while (depth && !is(p, T_EOF) && !p->stop && !(p->cur.nl && is_word(p, "kernel")));
+    } while (depth && !is(p, T_EOF) && !p->stop && !at_kernel(p));
 }
 
 /* After an error: skip to a statement start on a new line or a '}' that
- * closes the current block, skipping balanced braces on the way. */
+ * closes the current block, skipping balanced braces on the way. A '}'
+ * inside a line with no '{' before it on that line is taken for a stray
+ * one (`round_tf32 %x mode = rna}`), not the end of the block. */
 static void resync(P *p)
 {
     size_t depth = 0;
-    while (!is(p, T_EOF) && !p->stop && !(p->cur.nl && is_word(p, "kernel"))) {
-        if (depth == 0 && p->cur.nl && stmt_start(p))
-            return;
+    for (; !is(p, T_EOF) && !p->stop && !at_kernel(p); next(p)) {
+        if (depth == 0 && p->cur.nl && stmt_start(p)) return;
         if (is(p, T_LBRACE))
             depth++;
-        else if (is(p, T_RBRACE) && depth-- == 0)
-            return;
-        next(p);
+        else if (is(p, T_RBRACE) && depth)
+            depth--;
+        else if (is(p, T_RBRACE) && (p->cur.nl || p->lbrace >= 0)) return;
     }
 }
 
@@ -547,12 +496,7 @@ static int looks_like_def(P *p)
     p->quiet = 1;
     while (is(p, T_VALUE)) {
         next(p);
-        if (is(p, T_EQ)) {
-            r = 1;
-            break;
-        }
-        if (!is(p, T_COMMA))
-            break;
+        if ((r = is(p, T_EQ)) || !is(p, T_COMMA)) break;
         next(p);
     }
     save.str = p->str; /* the only state lexing may have reallocated */
@@ -568,16 +512,14 @@ static int operand_start(P *p)
 static int parse_operand(P *p)
 {
     char buf[64];
-    Opnd o = {0};
+    Opnd o = {.t = p->cur};
     if (is(p, T_VALUE))
         o.v = use(p, &p->cur);
     else if (is(p, T_INT) || is(p, T_FLOAT))
         o.lit = 1;
     else
-        return err(p, here(p), "expected an operand (a %%name or a number), got %s", got(p, buf, sizeof buf, 1)), 0;
-    o.t = p->cur;
-    if (!grow(p, (void **)&p->ops, &p->cap_ops, p->nops + 1, sizeof *p->ops))
-        return 0;
+        FAIL(here(p), "expected an operand (a %%name or a number), got %s", got(p, buf, sizeof buf, 1));
+    if (!grow(p, (void **)&p->ops, &p->cap_ops, p->nops + 1, sizeof *p->ops)) return 0;
     p->ops[p->nops++] = o;
     next(p);
     return 1;
@@ -585,25 +527,24 @@ static int parse_operand(P *p)
 
 static int parse_operands(P *p)
 {
-    if (!parse_operand(p))
-        return 0;
+    char buf[64];
+    if (!parse_operand(p)) return 0;
     while (is(p, T_COMMA)) {
         next(p);
-        if (!parse_operand(p))
-            return 0;
+        if (p->cur.nl && is(p, T_VALUE) && looks_like_def(p)) /* the next statement: one is missing */
+            FAIL(here(p), "expected an operand after ',', got %s", got(p, buf, sizeof buf, 1));
+        if (!parse_operand(p)) return 0;
     }
     /* `add %a %b`: a missing comma, unless a statement starts there */
     if ((is(p, T_INT) || is(p, T_FLOAT) || is(p, T_VALUE)) && !p->cur.nl && !(is(p, T_VALUE) && looks_like_def(p)))
-        return err(p, p->prev_end, "expected ',' between operands"), 0;
+        FAIL(p->prev_end, "expected ',' between operands");
     return 1;
 }
 
 /* '[' operands ']' */
-static int parse_index(P *p, const char *what, const char *close_msg)
+static int parse_index(P *p, const char *open_msg, const char *close_msg)
 {
-    if (!expect(p, T_LBRACK, what) || !parse_operands(p))
-        return 0;
-    return expect(p, T_RBRACK, close_msg);
+    return expect(p, T_LBRACK, open_msg) && parse_operands(p) && expect(p, T_RBRACK, close_msg);
 }
 
 /* ---- types ---- */
@@ -611,8 +552,7 @@ static int parse_index(P *p, const char *what, const char *close_msg)
 static TirElem elem_lookup(const char *s, size_t n)
 {
     for (int e = ELEM_I32; e <= ELEM_F32; e++)
-        if (strlen(tir_elem_name((TirElem)e)) == n && memcmp(tir_elem_name((TirElem)e), s, n) == 0)
-            return (TirElem)e;
+        if (strlen(tir_elem_name((TirElem)e)) == n && memcmp(tir_elem_name((TirElem)e), s, n) == 0) return (TirElem)e;
     return ELEM_NONE;
 }
 
@@ -623,14 +563,10 @@ static int parse_tile(P *p, TirType *t)
     char spec[72];
     size_t n = 0;
     TirLoc loc = p->cur.loc;
-    while ((is(p, T_INT) || is(p, T_WORD)) && n + p->cur.n < 64) {
-        memcpy(spec + n, p->cur.s, p->cur.n);
-        n += p->cur.n;
-        next(p);
-    }
+    for (; (is(p, T_INT) || is(p, T_WORD)) && n + p->cur.n < 64; next(p))
+        memcpy(spec + n, p->cur.s, p->cur.n), n += p->cur.n;
     spec[n] = 0;
-    if (!expect(p, T_GT, "expected '>' to close the tile type"))
-        return 0;
+    if (!expect(p, T_GT, "expected '>' to close the tile type")) return 0;
     uint64_t dim[2] = {0, 0};
     const char *s = spec;
     for (int k = 0; k < 2; k++) {
@@ -642,8 +578,7 @@ static int parse_tile(P *p, TirType *t)
                        spec), 1;
     }
     TirElem e = elem_lookup(s, strlen(s));
-    if (!e)
-        return err(p, loc, "unknown element type '%s'", s), 1;
+    if (!e) return err(p, loc, "unknown element type '%s'", s), 1;
     for (int k = 0; k < 2; k++) {
         if (dim[k] == 0 || (dim[k] & (dim[k] - 1)))
             return err(p, loc, "tile dimension %llu is not a power of two", (unsigned long long)dim[k]), 1;
@@ -664,27 +599,20 @@ static int parse_type(P *p, TirType *t)
     char buf[64];
     Tok w = p->cur;
     *t = NONE_T;
-    if (!is(p, T_WORD))
-        return err(p, here(p), "expected a type, got %s", got(p, buf, sizeof buf, 1)), 0;
+    if (!is(p, T_WORD) || p->cur.nl) FAIL(here(p), "expected a type, got %s", got(p, buf, sizeof buf, 1));
     next(p);
     TirElem e = elem_lookup(w.s, w.n);
-    if (e == ELEM_I32 || e == ELEM_I64 || e == ELEM_F32)
-        return *t = tir_scalar(e), 1;
+    if (e == ELEM_I32 || e == ELEM_I64 || e == ELEM_F32) return *t = tir_scalar(e), 1;
     if (e)
         return err(p, w.loc, "'%.*s' is not a scalar type (scalars are i32, i64 and f32; use a tile)", TXT(&w)), 1;
-    if (text_is(&w, "tile"))
-        return expect(p, T_LT, "expected '<' after 'tile'") && parse_tile(p, t);
+    if (text_is(&w, "tile")) return expect(p, T_LT, "expected '<' after 'tile'") && parse_tile(p, t);
     if (text_is(&w, "ptr")) {
-        if (!expect(p, T_LT, "expected '<' after 'ptr'"))
-            return 0;
+        if (!expect(p, T_LT, "expected '<' after 'ptr'")) return 0;
         Tok el = p->cur;
-        if (!is(p, T_WORD))
-            return err(p, here(p), "expected an element type after 'ptr<'"), 0;
+        if (!is(p, T_WORD)) FAIL(here(p), "expected an element type after 'ptr<'");
         next(p);
-        if (!expect(p, T_GT, "expected '>' after the element type"))
-            return 0;
-        if (!(e = elem_lookup(el.s, el.n)))
-            return err(p, el.loc, "unknown element type '%.*s'", TXT(&el)), 1;
+        if (!expect(p, T_GT, "expected '>' after the element type")) return 0;
+        if (!(e = elem_lookup(el.s, el.n))) return err(p, el.loc, "unknown element type '%.*s'", TXT(&el)), 1;
         return *t = (TirType){.kind = TY_PTR, .elem = (uint8_t)e}, 1;
     }
     if (text_is(&w, "view"))
@@ -711,62 +639,56 @@ static uint32_t new_inst(P *p, TirOp op, TirLoc loc, const uint32_t *args, uint3
 {
     if (p->m->ninsts + 1 > TIR_MAX_INSTS) {
         err(p, loc, "too many instructions (the limit is %u)", TIR_MAX_INSTS);
-        p->stop = 1;
-        return 0;
+        return p->stop = 1, 0;
     }
     uint32_t i = tir_build(p->m, op, loc, NONE_T, args, n);
-    if (!i || p->m->oom)
-        return oom(p), 0;
+    if (!i || p->m->oom) return oom(p), 0;
     return i;
 }
 
 /* The value of literal t as element type e: integer bits in *iv, float
- * (rounded to f32, as f32 is the widest float) in *fv. A hexadecimal
- * literal where a float is expected is the f32 bit pattern. */
+ * (rounded to f32, the widest float) in *fv. A hexadecimal literal where a
+ * float is expected is the f32 bit pattern. */
 static int lit_value(P *p, const Tok *t, TirElem e, int64_t *iv, double *fv)
 {
     *iv = 0, *fv = 0;
-    if (t->bad || e == ELEM_NONE)
-        return 1;
+    if (t->bad || e == ELEM_NONE) return 1;
     if (!tir_elem_is_float(e)) {
-        if (t->kind != T_INT)
-            return err(p, t->loc, "expected an integer for %s, got '%.*s'", tir_elem_name(e), TXT(t)), 0;
         int64_t v = t->i;
-        if (e == ELEM_I32 && t->hex) {
-            if ((uint64_t)v > 0xffffffffu)
-                return err(p, t->loc, "'%.*s' does not fit in 32 bits", TXT(t)), 0;
+        if (t->kind != T_INT) FAIL(t->loc, "expected an integer for %s, got '%.*s'", tir_elem_name(e), TXT(t));
+        if (e == ELEM_I32 && t->hex && (uint64_t)v > 0xffffffffu)
+            FAIL(t->loc, "'%.*s' does not fit in 32 bits", TXT(t));
+        if (e == ELEM_I32 && t->hex)
             v = v > INT32_MAX ? v - 0x100000000LL : v;
-        } else if (e == ELEM_I32 && (v < INT32_MIN || v > INT32_MAX))
-            return err(p, t->loc, "integer %lld does not fit in i32", (long long)v), 0;
+        else if (e == ELEM_I32 && (v < INT32_MIN || v > INT32_MAX))
+            FAIL(t->loc, "integer %lld does not fit in i32", (long long)v);
         *iv = v, *fv = (double)v;
         return 1;
     }
     if (t->kind == T_INT && t->hex) {
-        if ((uint64_t)t->i > 0xffffffffu)
-            return err(p, t->loc, "hexadecimal float literal '%.*s' must be a 32-bit pattern", TXT(t)), 0;
         uint32_t bits = (uint32_t)t->i;
         float f;
+        if ((uint64_t)t->i > 0xffffffffu)
+            FAIL(t->loc, "hexadecimal float literal '%.*s' must be a 32-bit pattern", TXT(t));
         memcpy(&f, &bits, sizeof f);
         *fv = f;
         return 1;
     }
     double x = t->kind == T_INT ? (double)t->i : t->f;
     if (isfinite(x) && fabs(x) >= 0x1.ffffffp127) /* rounds to inf as f32 */
-        return err(p, t->loc, "'%.*s' is out of range for f32", TXT(t)), 0;
+        FAIL(t->loc, "'%.*s' is out of range for f32", TXT(t));
     *fv = (double)(float)x;
     return 1;
 }
 
-/* full / padding of an integer tile keep the value in a double: it must be
- * exact there. */
+/* full and padding of an integer tile keep the value in a double: it must
+ * be exact there. */
 static int lit_fval(P *p, const Tok *t, TirElem e, double *fv)
 {
     int64_t iv;
-    if (!lit_value(p, t, e, &iv, fv))
-        return 0;
+    if (!lit_value(p, t, e, &iv, fv)) return 0;
     if (!tir_elem_is_float(e) && !t->bad && (*fv >= 9223372036854775808.0 || (int64_t)*fv != iv))
-        return err(p, t->loc, "integer %lld cannot be held exactly here (values are stored as doubles)",
-                   (long long)iv), 0;
+        FAIL(t->loc, "integer %lld cannot be held exactly here (values are stored as doubles)", (long long)iv);
     return 1;
 }
 
@@ -775,83 +697,69 @@ static int lit_fval(P *p, const Tok *t, TirElem e, double *fv)
  * poison (nothing reported). */
 static int resolve(P *p, TirOp op, TirType written, uint32_t loop)
 {
+    TirModule *m = p->m;
     size_t n = p->nops;
-    if (!grow(p, (void **)&p->args, &p->cap_args, n + 1, sizeof *p->args))
-        return 0;
-    uint8_t *lit = realloc(p->islit, p->cap_args);
-    if (!lit)
-        return oom(p), 0;
+    uint8_t *lit;
+    if (!grow(p, (void **)&p->args, &p->cap_args, n + 1, sizeof *p->args)) return 0;
+    if (!(lit = realloc(p->islit, p->cap_args))) return oom(p), 0;
     p->islit = lit;
     int pois = 0;
     for (size_t j = 0; j < n; j++) {
-        lit[j] = p->ops[j].lit;
-        p->args[j] = p->ops[j].v;
+        lit[j] = p->ops[j].lit, p->args[j] = p->ops[j].v;
         pois |= !lit[j] && poisoned(p, p->ops[j].v);
     }
-    if (pois)
-        return -1;
+    if (pois) return -1;
     /* all literal types first, then the consts: each literal sees the
      * others as literals, as the printer does when it inlines them */
-    for (size_t j = 0; j < n; j++)
-        if (lit[j]) {
-            TirType t = tir_literal_type(p->m, op, p->args, lit, (uint32_t)n, (uint32_t)j, written, loop);
-            if (t.kind == TY_NONE) {
-                const char *half = NULL;
-                for (size_t k = 0; k < n; k++)
-                    if (!lit[k] && (tir_ops[op].flags & OPF_EWISE) &&
-                        (p->m->values[p->args[k]].type.elem == ELEM_F16 || p->m->values[p->args[k]].type.elem == ELEM_BF16))
-                        half = tir_elem_name((TirElem)p->m->values[p->args[k]].type.elem);
-                if (half)
-                    return err(p, p->ops[j].t.loc, "%s: a literal cannot be combined with %s elements (there are no "
-                               "%s scalars); use full or splat", tir_ops[op].name, half, half), 0;
-                return err(p, p->ops[j].t.loc, "%s: cannot tell the type of literal '%.*s' here; define it with "
-                           "'const'", tir_ops[op].name, TXT(&p->ops[j].t)), 0;
-            }
+    for (size_t j = 0; j < n; j++) {
+        TirType t = lit[j] ? tir_literal_type(m, op, p->args, lit, (uint32_t)n, (uint32_t)j, written, loop) : NONE_T;
+        const char *half = NULL;
+        for (size_t k = 0; k < n && lit[j] && !t.kind; k++) {
+            TirElem e = lit[k] ? ELEM_NONE : (TirElem)m->values[p->args[k]].type.elem;
+            half = (tir_ops[op].flags & OPF_EWISE) && (e == ELEM_F16 || e == ELEM_BF16) ? tir_elem_name(e) : half;
+        }
+        if (lit[j] && !t.kind && half)
+            FAIL(p->ops[j].t.loc, "%s: a literal cannot be combined with %s elements (there are no %s scalars); use "
+                 "full or splat", tir_ops[op].name, half, half);
+        if (lit[j] && !t.kind)
+            FAIL(p->ops[j].t.loc, "%s: cannot tell the type of literal '%.*s' here; define it with 'const'",
+                 tir_ops[op].name, TXT(&p->ops[j].t));
+        if (lit[j])
             p->args[j] = (uint32_t)t.elem; /* stash; turned into a value below */
-        }
-    for (size_t j = 0; j < n; j++)
-        if (lit[j]) {
-            TirType t = tir_scalar((TirElem)p->args[j]);
-            TirInst *in;
-            int64_t iv;
-            double fv;
-            uint32_t i, v;
-            if (!lit_value(p, &p->ops[j].t, (TirElem)t.elem, &iv, &fv) ||
-                !(i = new_inst(p, OP_CONST, p->ops[j].t.loc, NULL, 0)))
-                return 0;
-            in = &p->m->insts[i];
-            in->type = t;
-            if (tir_elem_is_float((TirElem)t.elem))
-                in->fval = fv;
-            else
-                in->i64 = iv;
-            if (!(v = tir_add_value(p->m, t, VAL_RESULT, i, 0, 0)))
-                return oom(p), 0;
-            p->m->insts[i].result = v, p->m->insts[i].nresults = 1;
-            push_inst(p, i);
-            p->args[j] = v;
-        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        TirType t = tir_scalar((TirElem)p->args[j]);
+        int64_t iv;
+        double fv;
+        uint32_t i, v;
+        if (!lit[j]) continue;
+        if (!lit_value(p, &p->ops[j].t, (TirElem)t.elem, &iv, &fv) ||
+            !(i = new_inst(p, OP_CONST, p->ops[j].t.loc, NULL, 0)))
+            return 0;
+        m->insts[i].type = t, m->insts[i].i64 = iv, m->insts[i].fval = tir_elem_is_float((TirElem)t.elem) ? fv : 0;
+        if (!(v = tir_add_value(m, t, VAL_RESULT, i, 0, 0))) return oom(p), 0;
+        m->insts[i].result = v, m->insts[i].nresults = 1;
+        push_inst(p, i);
+        p->args[j] = v;
+    }
     return 1;
 }
 
 /* Typechecks instruction i (unless its operands are poison or its statement
- * had an error), creates its result value and binds the name. */
+ * had an error), creates its result value, binds the name, adds it to the
+ * block. */
 static void finish(P *p, uint32_t i, int ok, const Tok *name)
 {
     TirModule *m = p->m;
     TirType r = NONE_T;
-    if (ok && !p->bad) {
-        if (tir_check_inst(m, i, &r, p->d))
-            r = NONE_T, p->bad = 1;
-        check_limit(p);
-    }
+    uint32_t v = 0;
+    if (ok && !p->bad && tir_check_inst(m, i, &r, p->d))
+        r = NONE_T, p->bad = 1;
+    p->stop |= p->d->nerrors >= p->limit;
     if (tir_ops[m->insts[i].op].flags & OPF_RESULT) {
-        uint32_t v = 0;
         m->insts[i].type = r;
         if (r.kind != TY_NONE && name) {
-            uint32_t s = name_str(p, name);
-            if (!(v = tir_add_value(m, r, VAL_RESULT, i, 0, s)))
-                return oom(p);
+            if (!(v = tir_add_value(m, r, VAL_RESULT, i, 0, name_str(p, name)))) return oom(p);
             m->insts[i].result = v, m->insts[i].nresults = 1;
         }
         if (name)
@@ -862,32 +770,78 @@ static void finish(P *p, uint32_t i, int ok, const Tok *name)
 
 /* ---- statements ---- */
 
+/* '{' name = value, ... '}'. After an error, skips to the '}' on the same
+ * line, so that resync does not take it for the end of the block. */
 static int parse_attrs(P *p, Attr *a, int *na)
 {
-    next(p); /* '{' */
-    for (;;) {
-        Attr x;
-        if (!is(p, T_WORD))
-            return err(p, here(p), "expected an attribute name"), 0;
-        x.name = p->cur;
+    for (next(p);; next(p)) {
+        Attr x = {.name = p->cur};
+        if (!is(p, T_WORD)) {
+            err(p, here(p), "expected an attribute name");
+            break;
+        }
         next(p);
-        if (!expect(p, T_EQ, "expected '=' after the attribute name"))
-            return 0;
-        if (!is(p, T_WORD) && !is(p, T_INT) && !is(p, T_FLOAT))
-            return err(p, here(p), "expected an attribute value"), 0;
+        if (!expect(p, T_EQ, "expected '=' after the attribute name")) break;
+        if (!is(p, T_WORD) && !is(p, T_INT) && !is(p, T_FLOAT)) {
+            err(p, here(p), "expected an attribute value");
+            break;
+        }
         x.val = p->cur;
         next(p);
         for (int j = 0; j < *na; j++)
             if (a[j].name.n == x.name.n && !memcmp(a[j].name.s, x.name.s, x.name.n))
-                return err(p, x.name.loc, "duplicate attribute '%.*s'", TXT(&x.name)), 0;
+                err(p, x.name.loc, "duplicate attribute '%.*s'", TXT(&x.name));
         if (*na == 4)
-            return err(p, x.name.loc, "too many attributes"), 0;
-        a[(*na)++] = x;
-        if (is(p, T_COMMA)) {
-            next(p);
-            continue;
+            err(p, x.name.loc, "too many attributes");
+        else
+            a[(*na)++] = x;
+        if (is(p, T_COMMA)) continue;
+        if (expect(p, T_RBRACE, "expected ',' or '}' after the attribute")) return 1;
+        break;
+    }
+    while (!is(p, T_EOF) && !p->cur.nl && !is(p, T_RBRACE))
+        next(p);
+    if (is(p, T_RBRACE) && !p->cur.nl)
+        next(p);
+    return 0;
+}
+
+/* Applies the attributes of op: ival (precision, mode, axis) and the
+ * padding; *have: a required attribute was given. */
+static void apply_attrs(P *p, TirOp op, const Attr *at, int na, TirType w, int32_t *ival, int64_t *flags,
+                        double *fval, int *have)
+{
+    const char *opn = tir_ops[op].name;
+    for (int j = 0; j < na; j++) {
+        const Tok *an = &at[j].name, *av = &at[j].val;
+        int v = -1;
+        if (op == OP_DOT && text_is(an, "precision")) {
+            if (av->kind != T_WORD || !(v = (int)tir_precision_lookup(av->s, av->n)))
+                err(p, av->loc, "unknown precision '%.*s'; expected ieee, tf32-trunc, tf32-rna, tf32-rne or 3xtf32",
+                    TXT(av)), v = -1;
+        } else if (op == OP_DOT && text_is(an, "accumulate")) {
+            if (av->kind != T_WORD || !text_is(av, "rn"))
+                err(p, av->loc, "unknown accumulation '%.*s'; expected rn", TXT(av));
+            else
+                *flags |= TIR_DOT_ACC_RN;
+        } else if (op == OP_ROUND_TF32 && text_is(an, "mode")) {
+            if (av->kind != T_WORD || (v = tir_round_lookup(av->s, av->n)) < 0)
+                err(p, av->loc, "unknown rounding mode '%.*s'; expected trunc, rna or rne", TXT(av)), v = -1;
+        } else if ((op == OP_REDUCE_SUM || op == OP_REDUCE_MAX) && text_is(an, "axis")) {
+            if (av->kind != T_INT || av->i < 0 || av->i > 1)
+                err(p, av->loc, "%s: axis must be 0 or 1, got '%.*s'", opn, TXT(av));
+            else
+                v = (int)av->i;
+        } else if (op == OP_LOAD && text_is(an, "padding")) {
+            if (av->kind != T_INT && av->kind != T_FLOAT)
+                err(p, av->loc, "load: padding must be a number, got '%.*s'", TXT(av));
+            else if (w.kind == TY_TILE)
+                lit_fval(p, av, (TirElem)w.elem, fval);
+        } else {
+            err(p, an->loc, "unknown attribute '%.*s' for %s", TXT(an), opn);
         }
-        return expect(p, T_RBRACE, "expected ',' or '}' after the attribute");
+        if (v >= 0)
+            *ival = v, *have = 1;
     }
 }
 
@@ -895,164 +849,100 @@ static int parse_attrs(P *p, Attr *a, int *na)
 static int parse_op(P *p, const Tok *name)
 {
     char buf[64];
-    TirModule *m = p->m;
     Tok optok = p->cur, num = {0};
     Attr at[4];
     int na = 0, have = 0;
     int32_t ival = 0;
-    uint32_t str = 0;
+    uint32_t str = 0, i;
+    int64_t iv = 0;
     double fval = 0;
     TirType w = NONE_T;
     TirOp op = is(p, T_WORD) ? tir_op_lookup(p->cur.s, p->cur.n) : OP_NONE;
-    if (!is(p, T_WORD))
-        return err(p, here(p), "expected an operation after '=', got %s", got(p, buf, sizeof buf, 1)), 0;
-    if (op == OP_NONE)
-        return err(p, optok.loc, "unknown operation '%.*s'", TXT(&optok)), 0;
-    if (!(tir_ops[op].flags & OPF_RESULT))
-        return err(p, optok.loc, "'%s' does not produce a value", tir_ops[op].name), 0;
+    const char *opn = tir_ops[op].name;
+    if (!is(p, T_WORD)) FAIL(here(p), "expected an operation after '=', got %s", got(p, buf, sizeof buf, 1));
+    if (op == OP_NONE) FAIL(optok.loc, "unknown operation '%.*s'", TXT(&optok));
+    if (!(tir_ops[op].flags & OPF_RESULT)) FAIL(optok.loc, "'%s' does not produce a value", opn);
     next(p);
     p->nops = 0;
-    switch (op) {
-    case OP_CONST:
-    case OP_FULL:
+    if (op == OP_CONST || op == OP_FULL) {
         if (!is(p, T_INT) && !is(p, T_FLOAT))
-            return err(p, here(p), "%s needs a number, e.g. '%s 1.0 : %s'", tir_ops[op].name, tir_ops[op].name,
-                       op == OP_CONST ? "f32" : "tile<64x64xf32>"), 0;
+            FAIL(here(p), "%s needs a number, e.g. '%s 1.0 : %s'", opn, opn, op == OP_CONST ? "f32" : "tile<4x4xf32>");
         num = p->cur;
         next(p);
-        break;
-    case OP_PROGRAM_ID:
-    case OP_NUM_PROGRAMS:
-        if (!is(p, T_INT))
-            return err(p, here(p), "%s needs an axis: 0, 1 or 2", tir_ops[op].name), 0;
+    } else if (op == OP_PROGRAM_ID || op == OP_NUM_PROGRAMS) {
+        if (!is(p, T_INT)) FAIL(here(p), "%s needs an axis: 0, 1 or 2", opn);
         if (p->cur.i < 0 || p->cur.i > 2)
-            err(p, p->cur.loc, "%s: axis must be 0, 1 or 2, got %.*s", tir_ops[op].name, TXT(&p->cur));
+            err(p, p->cur.loc, "%s: axis must be 0, 1 or 2, got %.*s", opn, TXT(&p->cur));
         ival = (int32_t)p->cur.i;
         next(p);
-        break;
-    case OP_VIEW: {
-        TirLoc lb = {0, 0};
-        if (!parse_operand(p) || (lb = p->cur.loc, 0) || !parse_index(p, "expected '[' and the extents after the view's pointer",
-                                               "expected ']' after the extents"))
+    } else if (op == OP_VIEW) {
+        TirLoc lb = {0, 0}, sl;
+        if (!parse_operand(p) || (lb = p->cur.loc, 0) ||
+            !parse_index(p, "expected '[' and the extents after the view's pointer", "expected ']' after the extents"))
             return 0;
         size_t nd = p->nops - 1;
-        TirLoc sl = p->cur.loc;
-        if (!is_word(p, "strides"))
-            return err(p, here(p), "expected 'strides' after the extents"), 0;
+        if (sl = p->cur.loc, !is_word(p, "strides")) FAIL(here(p), "expected 'strides' after the extents");
         next(p);
-        if (!parse_index(p, "expected '[' after 'strides'", "expected ']' after the strides"))
-            return 0;
+        if (!parse_index(p, "expected '[' after 'strides'", "expected ']' after the strides")) return 0;
         if (p->nops - 1 - nd != nd)
             err(p, sl, "view: %zu extents but %zu strides", nd, p->nops - 1 - nd);
         else if (nd != 2 && nd != 3)
             err(p, lb, "view: rank must be 2 or 3, got %zu", nd);
         ival = (int32_t)nd;
-        break;
-    }
-    case OP_LOAD:
+    } else if (op == OP_LOAD) {
         if (!parse_operand(p) || !parse_index(p, "expected '[' and indices after the view", "expected ']' after index"))
             return 0;
-        break;
-    case OP_INLINE_PTX:
-        if (!is(p, T_STRING))
-            return err(p, here(p), "inline_ptx needs a PTX template string"), 0;
-        str = tir_add_string(m, p->str.data ? p->str.data : "", p->str.len);
+    } else if (op == OP_INLINE_PTX) {
+        if (!is(p, T_STRING)) FAIL(here(p), "inline_ptx needs a PTX template string");
+        str = tir_add_string(p->m, p->str.data ? p->str.data : "", p->str.len);
         next(p);
-        if (operand_start(p) && !parse_operands(p))
-            return 0;
-        break;
-    default:
-        if (tir_ops[op].nargs != 0 && operand_start(p) && !parse_operands(p))
-            return 0;
-        break;
-    }
-    if (is(p, T_LBRACE) && !parse_attrs(p, at, &na))
+        if (operand_start(p) && !parse_operands(p)) return 0;
+    } else if (tir_ops[op].nargs != 0 && operand_start(p) && !parse_operands(p)) {
         return 0;
+    }
+    if (is(p, T_LBRACE) && !parse_attrs(p, at, &na)) return 0;
     if (is(p, T_COLON)) {
         next(p);
-        if (!parse_type(p, &w))
-            return 0;
-        if (w.kind == TY_NONE)
-            p->bad = 1;
+        if (!parse_type(p, &w)) return 0;
+        p->bad |= w.kind == TY_NONE;
     } else if (tir_ops[op].flags & OPF_TYPED) {
-        return err(p, here(p), "%s needs a result type (': type')", tir_ops[op].name), 0;
+        FAIL(here(p), "%s needs a result type (': type')", opn);
     }
     if (is(p, T_LBRACE) && !parse_attrs(p, at, &na)) /* docs/TIR.md shows both places */
         return 0;
-    for (int j = 0; j < na; j++) {
-        const Tok *an = &at[j].name, *av = &at[j].val;
-        int v = -1;
-        if (op == OP_DOT && text_is(an, "precision")) {
-            if (av->kind != T_WORD || !(v = (int)tir_precision_lookup(av->s, av->n)))
-                err(p, av->loc, "unknown precision '%.*s'; expected ieee, tf32-trunc, tf32-rna, tf32-rne or 3xtf32",
-                    TXT(av));
-        } else if (op == OP_ROUND_TF32 && text_is(an, "mode")) {
-            if (av->kind != T_WORD || (v = tir_round_lookup(av->s, av->n)) < 0)
-                err(p, av->loc, "unknown rounding mode '%.*s'; expected trunc, rna or rne", TXT(av));
-        } else if ((op == OP_REDUCE_SUM || op == OP_REDUCE_MAX) && text_is(an, "axis")) {
-            if (av->kind != T_INT || av->i < 0 || av->i > 1)
-                err(p, av->loc, "%s: axis must be 0 or 1, got '%.*s'", tir_ops[op].name, TXT(av));
-            else
-                v = (int)av->i;
-        } else if (op == OP_LOAD && text_is(an, "padding")) {
-            if (av->kind != T_INT && av->kind != T_FLOAT)
-                err(p, av->loc, "load: padding must be a number, got '%.*s'", TXT(av));
-            else if (w.kind == TY_TILE)
-                lit_fval(p, av, (TirElem)w.elem, &fval);
-        } else {
-            err(p, an->loc, "unknown attribute '%.*s' for %s", TXT(an), tir_ops[op].name);
-        }
-        if (v >= 0)
-            ival = v, have = 1;
-    }
+    apply_attrs(p, op, at, na, w, &ival, &iv, &fval, &have);
     if (op == OP_ROUND_TF32 && !have && !p->bad)
         err(p, optok.loc, "round_tf32 needs a rounding mode: {mode = rna}, {mode = rne} or {mode = trunc}");
     if ((op == OP_REDUCE_SUM || op == OP_REDUCE_MAX) && !have && !p->bad)
-        err(p, optok.loc, "%s needs an axis: {axis = 0} or {axis = 1}", tir_ops[op].name);
-    int64_t iv = 0;
+        err(p, optok.loc, "%s needs an axis: {axis = 0} or {axis = 1}", opn);
     if (op == OP_CONST && w.kind == TY_SCALAR)
         lit_value(p, &num, (TirElem)w.elem, &iv, &fval);
     if (op == OP_FULL && w.kind == TY_TILE)
         lit_fval(p, &num, (TirElem)w.elem, &fval);
     int r = resolve(p, op, w, 0);
-    if (r == 0)
+    if (r == 0 || !(i = new_inst(p, op, optok.loc, p->args, (uint32_t)p->nops)))
         return 1; /* reported; the statement was read to its end */
-    uint32_t i = new_inst(p, op, optok.loc, p->args, (uint32_t)p->nops);
-    if (!i)
-        return 1;
-    TirInst *in = &m->insts[i];
+    TirInst *in = &p->m->insts[i];
     in->type = w, in->ival = ival, in->i64 = iv, in->fval = fval, in->str = str;
     finish(p, i, r == 1, name);
     return 1;
 }
 
-static int parse_store(P *p)
+/* store and yield: no result. */
+static int parse_effect(P *p, TirOp op)
 {
     TirLoc loc = p->cur.loc;
+    uint32_t loop = p->loop[p->depth], i;
     next(p);
     p->nops = 0;
-    if (!parse_operand(p) || !expect(p, T_COMMA, "expected ',' after the stored tile") || !parse_operand(p) ||
-        !parse_index(p, "expected '[' and indices after the view", "expected ']' after index"))
+    if (op == OP_STORE &&
+        (!parse_operand(p) || !expect(p, T_COMMA, "expected ',' after the stored tile") || !parse_operand(p) ||
+         !parse_index(p, "expected '[' and indices after the view", "expected ']' after index")))
         return 0;
-    int r = resolve(p, OP_STORE, NONE_T, 0);
-    uint32_t i = r ? new_inst(p, OP_STORE, loc, p->args, (uint32_t)p->nops) : 0;
-    if (i)
-        finish(p, i, r == 1, NULL);
-    return 1;
-}
-
-static int parse_yield(P *p)
-{
-    TirLoc loc = p->cur.loc;
-    uint32_t loop = p->loop[p->depth];
-    next(p);
-    p->nops = 0;
-    if (operand_start(p) && !parse_operands(p))
-        return 0;
-    if (!loop)
-        return err(p, loc, "'yield' outside a loop body"), 1;
-    int r = resolve(p, OP_YIELD, NONE_T, loop);
-    if (r == 1) {
+    if (op == OP_YIELD && operand_start(p) && !parse_operands(p)) return 0;
+    if (op == OP_YIELD && !loop) return err(p, loc, "'yield' outside a loop body"), 1;
+    int r = resolve(p, op, NONE_T, loop);
+    if (r == 1 && op == OP_YIELD) { /* the loop's carried types: the verifier's rule, at the yield */
         const TirInst *f = &p->m->insts[loop];
         uint32_t ncarry = f->nargs - 3;
         if (p->nops != ncarry)
@@ -1065,47 +955,38 @@ static int parse_yield(P *p)
                     tir_type_str(have, b1, sizeof b1), tir_type_str(want, b2, sizeof b2));
         }
     }
-    uint32_t i = r ? new_inst(p, OP_YIELD, loc, p->args, (uint32_t)p->nops) : 0;
-    if (i)
+    if (r && (i = new_inst(p, op, loc, p->args, (uint32_t)p->nops)))
         finish(p, i, r == 1, NULL);
     return 1;
 }
 
-static int parse_block(P *p, uint32_t block, uint32_t loop);
+static int parse_block(P *p, uint32_t block, uint32_t loop, int brace);
 
-/* [names '='] 'for' %i = lo to hi step s [iter(...)] { body } */
+/* [names '='] 'for' %i = lo to hi step s [iter(%c = init, ...)] { body } */
 static int parse_for(P *p, size_t nbase, size_t nnames)
 {
     TirModule *m = p->m;
     TirLoc floc = p->cur.loc;
     next(p);
     p->nops = 0;
-    if (!is(p, T_VALUE))
-        return err(p, here(p), "expected the induction variable ('%%i') after 'for'"), 0;
     Tok iv = p->cur;
+    if (!is(p, T_VALUE)) FAIL(here(p), "expected the induction variable ('%%i') after 'for'");
     next(p);
-    if (!expect(p, T_EQ, "expected '=' after the induction variable") || !parse_operand(p))
-        return 0;
-    if (!is_word(p, "to"))
-        return err(p, here(p), "expected 'to' after the lower bound"), 0;
+    if (!expect(p, T_EQ, "expected '=' after the induction variable") || !parse_operand(p)) return 0;
+    if (!is_word(p, "to")) FAIL(here(p), "expected 'to' after the lower bound");
     next(p);
-    if (!parse_operand(p))
-        return 0;
-    if (!is_word(p, "step"))
-        return err(p, here(p), "expected 'step' after the upper bound"), 0;
+    if (!parse_operand(p)) return 0;
+    if (!is_word(p, "step")) FAIL(here(p), "expected 'step' after the upper bound");
     next(p);
-    if (!parse_operand(p))
-        return 0;
+    if (!parse_operand(p)) return 0;
     size_t ibase = p->nnames;
     if (is_word(p, "iter")) {
         next(p);
         if (!expect(p, T_LPAREN, "expected '(' after 'iter'"))
             return 0;
         do {
-            if (!is(p, T_VALUE))
-                return err(p, here(p), "expected a carried value ('%%name = init')"), 0;
-            if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names))
-                return 0;
+            if (!is(p, T_VALUE)) FAIL(here(p), "expected a carried value ('%%name = init')");
+            if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names)) return 0;
             p->names[p->nnames++] = p->cur;
             next(p);
             if (!expect(p, T_EQ, "expected '=' and an initial value after the carried value's name") ||
@@ -1115,58 +996,55 @@ static int parse_for(P *p, size_t nbase, size_t nnames)
         if (!expect(p, T_RPAREN, "expected ',' or ')' after the carried value"))
             return 0;
     }
-    if (!is(p, T_LBRACE))
-        return err(p, here(p), "expected '{' to start the loop body"), 0;
+    int brace = is(p, T_LBRACE);
+    if (!brace) { /* a forgotten '{' before the body's first line: read on */
+        err(p, here(p), "expected '{' to start the loop body");
+        if (!(p->cur.nl && stmt_start(p))) return 0;
+    }
     uint32_t ncarry = (uint32_t)(p->nops - 3);
     if (nnames != ncarry)
         err(p, nnames ? p->names[nbase].loc : floc, "for carries %u value%s but %zu name%s given", ncarry,
             ncarry == 1 ? "" : "s", nnames, nnames == 1 ? " is" : "s are");
-    if (p->depth >= TIR_MAX_NESTING) {
+    int r = p->depth >= TIR_MAX_NESTING ? 0 : resolve(p, OP_FOR, NONE_T, 0);
+    if (p->depth >= TIR_MAX_NESTING)
         err(p, floc, "loops are nested more than %d deep", TIR_MAX_NESTING);
-        skip_balanced(p);
-        return 1;
-    }
-    int r = resolve(p, OP_FOR, NONE_T, 0);
-    if (r == 0) { /* a literal init: skip quietly rather than guess */
-        skip_balanced(p);
-        return 1;
+    if (r == 0) { /* too deep, or a literal init: skip the body rather than guess */
+        if (brace)
+            skip_balanced(p);
+        return brace;
     }
     uint32_t i = new_inst(p, OP_FOR, floc, p->args, (uint32_t)p->nops), block = i ? tir_add_block(m) : 0;
-    if (!block)
-        return oom(p), 1;
+    if (!block) return oom(p), 1;
     m->blocks[block].parent = i, m->insts[i].body = block;
-    /* body arguments, then the results (consecutive values) */
-    uint32_t *bargs = p->args; /* the operands are in the pool already */
-    bargs[0] = tir_add_value(m, tir_scalar(ELEM_I32), VAL_BLOCK_ARG, block, 0, name_str(p, &iv));
+    /* body arguments (p->args is free: the operands are in the pool), then
+     * the results: consecutive values of the carried types */
+    uint32_t *ba = p->args, first = 0;
+    ba[0] = tir_add_value(m, tir_scalar(ELEM_I32), VAL_BLOCK_ARG, block, 0, name_str(p, &iv));
     for (uint32_t k = 0; k < ncarry; k++) {
-        uint32_t init = m->pool[m->insts[i].args + 3 + k];
-        bargs[1 + k] = tir_add_value(m, m->values[init].type, VAL_BLOCK_ARG, block, 1 + k,
-                                     name_str(p, &p->names[ibase + k]));
+        TirType t = m->values[m->pool[m->insts[i].args + 3 + k]].type;
+        ba[1 + k] = tir_add_value(m, t, VAL_BLOCK_ARG, block, 1 + k, name_str(p, &p->names[ibase + k]));
     }
-    m->blocks[block].args = tir_pool_push(m, bargs, ncarry + 1), m->blocks[block].nargs = ncarry + 1;
-    uint32_t first = 0;
+    m->blocks[block].args = tir_pool_push(m, ba, ncarry + 1), m->blocks[block].nargs = ncarry + 1;
     for (uint32_t k = 0; k < ncarry; k++) {
-        uint32_t init = m->pool[m->insts[i].args + 3 + k];
-        uint32_t v = tir_add_value(m, m->values[init].type, VAL_RESULT, i, k, 0);
+        uint32_t v = tir_add_value(m, m->values[m->pool[m->insts[i].args + 3 + k]].type, VAL_RESULT, i, k, 0);
         first = k ? first : v;
     }
-    if (m->oom)
-        return oom(p), 1;
+    if (m->oom) return oom(p), 1;
     m->insts[i].result = first, m->insts[i].nresults = ncarry;
-    if (r == 1 && !p->bad) {
-        TirType dummy;
-        tir_check_inst(m, i, &dummy, p->d);
-        check_limit(p);
-    }
+    TirType ignored;
+    if (r == 1 && !p->bad)
+        tir_check_inst(m, i, &ignored, p->d); /* the header; the body is empty yet */
+    p->stop |= p->d->nerrors >= p->limit;
     push_inst(p, i);
     /* the body: its own scope with the induction variable and carried values */
     p->depth++;
     p->scope[p->depth] = block, p->loop[p->depth] = i;
-    const uint32_t *ba = tir_block_args(m, &m->blocks[block]);
-    for (uint32_t k = 0; k <= ncarry; k++)
-        if (define(p, k ? &p->names[ibase + k - 1] : &iv, S_DEF))
-            bind(p, k ? &p->names[ibase + k - 1] : &iv, ba[k]);
-    parse_block(p, block, i);
+    for (uint32_t k = 0; k <= ncarry; k++) {
+        const Tok *t = k ? &p->names[ibase + k - 1] : &iv;
+        if (define(p, t, S_DEF))
+            bind(p, t, tir_block_args(m, &m->blocks[block])[k]);
+    }
+    parse_block(p, block, i, brace);
     p->depth--;
     for (uint32_t k = 0; k < ncarry && nnames == ncarry; k++) {
         m->values[first + k].name = name_str(p, &p->names[nbase + k]);
@@ -1182,44 +1060,32 @@ static int parse_stmt(P *p, int *yielded)
     char buf[64];
     size_t nbase = p->nnames, nn = 0;
     int ok = 0;
-    p->bad = 0;
-    p->lexerr = 0;
+    p->bad = p->lexerr = 0;
     if (is(p, T_VALUE)) {
-        for (;;) {
-            if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names))
-                return 0;
-            p->names[p->nnames++] = p->cur;
-            nn++;
-            define(p, &p->cur, S_PENDING);
-            next(p);
-            if (!is(p, T_COMMA))
-                break;
-            next(p);
+        int eq = 1;
+        for (;; next(p)) {
             if (!is(p, T_VALUE)) {
-                err(p, here(p), "expected a name after ','");
-                goto done;
+                err(p, here(p), "expected a name after ','"), eq = 0;
+                break;
             }
+            if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names)) return 0;
+            p->names[p->nnames++] = p->cur, nn++;
+            next(p);
+            if (!is(p, T_COMMA)) break;
         }
-        if (!expect(p, T_EQ, nn > 1 ? "expected '=' after the names" : "expected '=' after the name"))
-            goto done;
-        if (is_word(p, "for")) {
-            for (size_t k = 0; k < nn; k++) {
-                Sym *s = map_find(&p->syms, p->names[nbase + k].s, p->names[nbase + k].n);
-                if (s && s->state == S_PENDING)
-                    s->state = S_LOOP;
-            }
-            ok = parse_for(p, nbase, nn);
-        } else if (nn > 1) {
+        eq = eq && expect(p, T_EQ, nn > 1 ? "expected '=' after the names" : "expected '=' after the name");
+        for (size_t k = 0; k < nn; k++) { /* without '=', only declare names quietly (poison) */
+            const Tok *t = &p->names[nbase + k];
+            if (eq || !map_find(&p->syms, t->s, t->n))
+                define(p, t, is_word(p, "for") ? S_LOOP : S_PENDING);
+        }
+        if (eq && nn > 1 && !is_word(p, "for"))
             err(p, p->names[nbase + 1].loc, "only 'for' defines several values");
-            ok = parse_op(p, &p->names[nbase]);
-        } else {
-            ok = parse_op(p, &p->names[nbase]);
-        }
-    } else if (is_word(p, "store")) {
-        ok = parse_store(p);
-    } else if (is_word(p, "yield")) {
-        ok = parse_yield(p);
-        *yielded = 1;
+        if (eq)
+            ok = is_word(p, "for") ? parse_for(p, nbase, nn) : parse_op(p, &p->names[nbase]);
+    } else if (is_word(p, "store") || is_word(p, "yield")) {
+        *yielded = is_word(p, "yield");
+        ok = parse_effect(p, *yielded ? OP_YIELD : OP_STORE);
     } else if (is_word(p, "for")) {
         ok = parse_for(p, nbase, 0);
     } else if (is(p, T_WORD) && tir_op_lookup(p->cur.s, p->cur.n)) {
@@ -1227,52 +1093,48 @@ static int parse_stmt(P *p, int *yielded)
     } else {
         err(p, p->cur.loc, "expected a statement, got %s", got(p, buf, sizeof buf, 0));
     }
-done:
     for (size_t k = 0; k < nn; k++) { /* names whose statement failed: poison */
         Sym *s = map_find(&p->syms, p->names[nbase + k].s, p->names[nbase + k].n);
-        if (s && (s->state == S_PENDING || s->state == S_LOOP) && s->loc.line == p->names[nbase + k].loc.line &&
-            s->loc.col == p->names[nbase + k].loc.col)
+        if (s && (s->state == S_PENDING || s->state == S_LOOP) && same_loc(s->loc, p->names[nbase + k].loc))
             s->state = S_DEF, s->val = 0;
     }
     p->nnames = nbase;
     return ok;
 }
 
-/* '{' stmt* '}' into block; loop is the owning for (0: kernel body). */
-static int parse_block(P *p, uint32_t block, uint32_t loop)
+/* '{' stmt* '}' into block; loop is the owning for (0: kernel body);
+ * brace: the '{' is there (else it was reported missing). */
+static int parse_block(P *p, uint32_t block, uint32_t loop, int brace)
 {
     char buf[64];
     TirLoc open = p->cur.loc;
     size_t base = p->ninsts;
     int yielded = 0, after = 0, closed = 0;
-    next(p);
-    for (;;) {
-        if (p->stop)
-            break;
+    if (brace)
+        next(p);
+    while (!p->stop) {
         if (is(p, T_RBRACE)) {
-            TirLoc cl = p->cur.loc;
+            if (loop && !yielded)
+                err(p, p->cur.loc, "a loop body must end with 'yield'");
             next(p);
             closed = 1;
-            if (loop && !yielded)
-                err(p, cl, "a loop body must end with 'yield'");
             break;
         }
-        if (is(p, T_EOF) || (p->cur.nl && is_word(p, "kernel"))) {
+        if (is(p, T_EOF) || at_kernel(p)) {
             if (!p->eof_reported)
                 err(p, here(p), "expected '}' to close the block opened at %u:%u", open.line, open.col);
             p->eof_reported = 1;
             break;
         }
-        if (yielded && !after) {
-            err(p, p->cur.loc, "'yield' must be the last statement of a loop body");
-            after = 1;
-        }
+        if (yielded && !after)
+            err(p, p->cur.loc, "'yield' must be the last statement of a loop body"), after = 1;
         unsigned long t0 = p->ntok;
         int y = 0;
-        if (!parse_stmt(p, &y))
+        if (!parse_stmt(p, &y)) {
             resync(p);
-        else if (!is(p, T_EOF) && !is(p, T_RBRACE) && !stmt_start(p) && !is_word(p, "kernel")) {
-            err(p, p->cur.loc, "expected the end of the statement, got %s", got(p, buf, sizeof buf, 0));
+        } else if (!is(p, T_EOF) && !is(p, T_RBRACE) && !stmt_start(p) && !is_word(p, "kernel")) {
+            if (!p->bad) /* else the statement's own error explains it */
+                err(p, p->cur.loc, "expected the end of the statement, got %s", got(p, buf, sizeof buf, 0));
             resync(p);
         }
         yielded |= y;
@@ -1280,9 +1142,8 @@ static int parse_block(P *p, uint32_t block, uint32_t loop)
             next(p);
     }
     size_t n = p->ninsts - base;
-    TirBlock *b = &p->m->blocks[block];
-    b->insts = tir_pool_push(p->m, p->insts + base, (uint32_t)n);
-    b->ninsts = (uint32_t)n;
+    p->m->blocks[block].insts = tir_pool_push(p->m, n ? p->insts + base : NULL, (uint32_t)n);
+    p->m->blocks[block].ninsts = (uint32_t)n;
     p->ninsts = base;
     if (p->m->oom)
         oom(p);
@@ -1294,30 +1155,25 @@ static int parse_block(P *p, uint32_t block, uint32_t loop)
 /* After an error in a kernel's header: skip its body. */
 static void skip_kernel(P *p)
 {
-    while (!is(p, T_EOF) && !p->stop && !(p->cur.nl && is_word(p, "kernel"))) {
-        if (is(p, T_LBRACE))
-            return skip_balanced(p);
-        next(p);
-    }
+    for (; !is(p, T_EOF) && !p->stop && !at_kernel(p); next(p))
+        if (is(p, T_LBRACE)) return skip_balanced(p);
 }
 
+/* grid(x[, y[, z]]) or warps(n) */
 static int kernel_attr(P *p, TirKernel *k, int *seen)
 {
     char buf[64];
     int grid = is_word(p, "grid");
     if (!grid && !is_word(p, "warps"))
-        return err(p, here(p), "expected '{' or a kernel attribute (grid(...) or warps(...)), got %s",
-                   got(p, buf, sizeof buf, 1)), 0;
-    if (seen[grid])
-        return err(p, p->cur.loc, "duplicate %s attribute", grid ? "grid" : "warps"), 0;
-    seen[grid] = 1;
+        FAIL(here(p), "expected '{' or a kernel attribute (grid(...) or warps(...)), got %s",
+             got(p, buf, sizeof buf, 1));
+    if (seen[grid]++) FAIL(p->cur.loc, "duplicate %s attribute", grid ? "grid" : "warps");
     next(p);
     if (!expect(p, T_LPAREN, "expected '('"))
         return 0;
     for (int n = 0;; n++) {
-        if (!is(p, T_INT))
-            return err(p, here(p), "expected an integer"), 0;
         Tok t = p->cur;
+        if (!is(p, T_INT)) FAIL(here(p), "expected an integer");
         next(p);
         if (grid && (t.i < 1 || t.i > 2147483647))
             err(p, t.loc, "grid size must be between 1 and 2147483647, got %.*s", TXT(&t));
@@ -1327,8 +1183,7 @@ static int kernel_attr(P *p, TirKernel *k, int *seen)
             err(p, t.loc, "warps must be 1, 2, 4, 8 or 16, got %.*s", TXT(&t));
         else
             k->warps = (uint32_t)t.i;
-        if (!grid || n == 2 || !is(p, T_COMMA))
-            break;
+        if (!grid || n == 2 || !is(p, T_COMMA)) break;
         next(p);
     }
     return expect(p, T_RPAREN, grid ? "expected ')' after at most three grid sizes" : "expected ')'");
@@ -1339,19 +1194,17 @@ static void parse_kernel(P *p)
     TirModule *m = p->m;
     TirLoc kloc = p->cur.loc;
     next(p);
-    map_clear(&p->syms);
-    p->eof_reported = 0;
-    if (!is(p, T_KNAME))
-        return err(p, here(p), "expected a kernel name ('@name') after 'kernel'"), skip_kernel(p);
+    if (p->syms.cap)
+        memset(p->syms.e, 0, p->syms.cap * sizeof *p->syms.e), p->syms.n = 0;
+    p->eof_reported = p->lexerr = 0;
     Tok kn = p->cur;
+    if (!is(p, T_KNAME)) return err(p, here(p), "expected a kernel name ('@name') after 'kernel'"), skip_kernel(p);
     next(p);
     uint32_t k = tir_add_kernel(m), body = tir_add_block(m);
-    if (k == UINT32_MAX || !body || m->oom)
-        return oom(p);
+    if (k == UINT32_MAX || !body || m->oom) return oom(p);
     if (map_find(&p->kernels, kn.s, kn.n))
         err(p, kn.loc, "redefinition of kernel '@%.*s'", TXT(&kn));
-    else if (!map_add(p, &p->kernels, kn.s, kn.n))
-        return;
+    else if (!map_add(p, &p->kernels, kn.s, kn.n)) return;
     m->kernels[k].name = name_str(p, &kn), m->kernels[k].loc = kloc, m->kernels[k].body = body;
     p->depth = 0, p->scope[0] = body, p->loop[0] = 0;
     if (!expect(p, T_LPAREN, "expected '(' after the kernel name"))
@@ -1359,9 +1212,8 @@ static void parse_kernel(P *p)
     size_t np = 0;
     while (!is(p, T_RPAREN)) {
         TirType t;
-        if (!is(p, T_VALUE))
-            return err(p, here(p), "expected a parameter ('%%name: type')"), skip_kernel(p);
         Tok pn = p->cur;
+        if (!is(p, T_VALUE)) return err(p, here(p), "expected a parameter ('%%name: type')"), skip_kernel(p);
         next(p);
         int ok = define(p, &pn, S_DEF) != NULL;
         if (!expect(p, T_COLON, "expected ':' and a type after the parameter name") || !parse_type(p, &t))
@@ -1370,30 +1222,30 @@ static void parse_kernel(P *p)
             err(p, pn.loc, "parameter '%%%.*s' must be a pointer or a scalar, not a tile", TXT(&pn));
         if ((t.kind == TY_PTR || t.kind == TY_SCALAR) && ok) {
             uint32_t v = tir_add_value(m, t, VAL_PARAM, k, (uint32_t)np, name_str(p, &pn));
-            if (!v || !grow(p, (void **)&p->args, &p->cap_args, np + 1, sizeof *p->args))
-                return oom(p);
+            if (!v || !grow(p, (void **)&p->args, &p->cap_args, np + 1, sizeof *p->args)) return oom(p);
             p->args[np++] = v;
             bind(p, &pn, v);
         }
         if (is(p, T_COMMA))
             next(p);
-        else if (!is(p, T_RPAREN))
-            return err(p, here(p), "expected ',' or ')' after a parameter"), skip_kernel(p);
+        else if (!is(p, T_RPAREN)) return err(p, here(p), "expected ',' or ')' after a parameter"), skip_kernel(p);
     }
     next(p);
     m->kernels[k].params = tir_pool_push(m, p->args, (uint32_t)np), m->kernels[k].nparams = (uint32_t)np;
-    int seen[2] = {0, 0};
-    while (!is(p, T_LBRACE))
-        if (!kernel_attr(p, &m->kernels[k], seen))
-            return skip_kernel(p);
-    parse_block(p, body, 0);
+    int seen[2] = {0, 0}, brace = 1;
+    while (!is(p, T_LBRACE) && brace) {
+        if (p->cur.nl && stmt_start(p)) /* a forgotten '{': read the body anyway */
+            brace = 0, err(p, here(p), "expected '{' to start the kernel body");
+        else if (!kernel_attr(p, &m->kernels[k], seen)) return skip_kernel(p);
+    }
+    parse_block(p, body, 0, brace);
 }
 
 int tir_parse(TirModule *m, const char *src, size_t len, Diag *d)
 {
+    char buf[64];
     P p = {.m = m, .d = d, .src = src ? src : "", .len = src ? len : 0, .line = 1, .col = 1, .bol = 1,
-           .err0 = d->nerrors};
-    p.prev_end = (TirLoc){1, 1};
+           .err0 = d->nerrors, .prev_end = {1, 1}};
     int room = d->max_errors - d->nerrors;
     p.limit = d->nerrors + (room > 0 ? room : 1);
     sb_init(&p.str);
@@ -1401,13 +1253,11 @@ int tir_parse(TirModule *m, const char *src, size_t len, Diag *d)
     locale_t cl = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), old = cl ? uselocale(cl) : (locale_t)0;
     if (m->oom)
         oom(&p);
-    next(&p);
-    while (!is(&p, T_EOF) && !p.stop) {
+    for (next(&p); !is(&p, T_EOF) && !p.stop;) {
         if (is_word(&p, "kernel")) {
             parse_kernel(&p);
             continue;
         }
-        char buf[64];
         err(&p, p.cur.loc, "expected 'kernel', got %s", got(&p, buf, sizeof buf, 0));
         do
             next(&p);
@@ -1415,12 +1265,9 @@ int tir_parse(TirModule *m, const char *src, size_t len, Diag *d)
     }
     if (m->oom)
         oom(&p);
-    if (cl) {
-        uselocale(old);
-        freelocale(cl);
-    }
+    if (cl)
+        uselocale(old), freelocale(cl);
     sb_free(&p.str);
-    free(p.insts), free(p.ops), free(p.args), free(p.islit), free(p.names);
-    free(p.syms.e), free(p.kernels.e);
+    free(p.insts), free(p.ops), free(p.args), free(p.islit), free(p.names), free(p.syms.e), free(p.kernels.e);
     return d->nerrors - p.err0;
 }

@@ -11,6 +11,10 @@
  * would give the literal the constant's type there (tir_literal_type);
  * otherwise they get a generated name and a `const` line.
  *
+ * Layout: two spaces per nesting level; `: type` on every tile result and
+ * on ops that need it; attributes only when not the default (no precision
+ * for PREC_DEFAULT, no padding for +0, no warps(4), grid only when given).
+ *
  * Floats print with %.9g of the f32 value (exact for f32 round trips), with
  * inf, -inf, nan; NaNs other than the default one print as their f32 bit
  * pattern in hexadecimal. Numbers print in the C locale.
@@ -27,9 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* typecheck.c (not in ir.h yet) */
-TirType tir_literal_type(const TirModule *m, TirOp op, const uint32_t *args, const uint8_t *is_lit,
-                         uint32_t nargs, uint32_t k, TirType written, uint32_t loop);
 
 #define CLOSE 0x80000000u /* item: the closing brace of a for's body */
 #define MAX_DEPTH 256
@@ -169,6 +170,14 @@ static int block_ok(const TirModule *m, uint32_t b)
            (uint64_t)m->blocks[b].args + m->blocks[b].nargs <= m->npool;
 }
 
+/* An instruction's operands; never pointer arithmetic on a NULL pool (a
+ * module with no operands at all has none). */
+static const uint32_t *args_of(const TirModule *m, const TirInst *in)
+{
+    static const uint32_t none[4];
+    return in->nargs ? m->pool + in->args : none;
+}
+
 static int inst_ok(const TirModule *m, uint32_t i)
 {
     return i && i < m->ninsts && m->insts[i].op > OP_NONE && m->insts[i].op < OP_COUNT &&
@@ -226,7 +235,7 @@ static void decide_inline(Pr *r)
             continue;
         }
         const TirInst *in = &m->insts[i];
-        const uint32_t *args = tir_args(m, in);
+        const uint32_t *args = args_of(m, in);
         if (!grow(r, (void **)&r->lit, &r->cap_lit, in->nargs + 1, 1))
             return;
         int any = 0;
@@ -338,7 +347,7 @@ static void print_inst(Pr *r, uint32_t i, int depth)
 {
     const TirModule *m = r->m;
     const TirInst *in = &m->insts[i];
-    const uint32_t *a = tir_args(m, in);
+    const uint32_t *a = args_of(m, in);
     TirOp op = (TirOp)in->op;
     unsigned flags = tir_ops[op].flags;
     if (op == OP_CONST && in->nresults && inline_const(r, in->result))
@@ -400,7 +409,8 @@ static void print_inst(Pr *r, uint32_t i, int depth)
         put_vals(r, a, in->nargs);
         break;
     case OP_FOR: {
-        const uint32_t *ba = block_ok(m, in->body) ? tir_block_args(m, &m->blocks[in->body]) : NULL;
+        int has = block_ok(m, in->body) && m->blocks[in->body].nargs;
+        const uint32_t *ba = has ? tir_block_args(m, &m->blocks[in->body]) : NULL;
         uint32_t nb = ba ? m->blocks[in->body].nargs : 0;
         put(r, " ");
         if (nb)
@@ -430,8 +440,15 @@ static void print_inst(Pr *r, uint32_t i, int depth)
         put_vals(r, a, in->nargs);
         break;
     }
-    if (op == OP_DOT && in->ival != PREC_DEFAULT)
-        sb_printf(r->out, " {precision = %s}", tir_precision_name((TirPrecision)in->ival));
+    if (op == OP_DOT && (in->ival != PREC_DEFAULT || (in->i64 & TIR_DOT_ACC_RN))) {
+        put(r, " {");
+        if (in->ival != PREC_DEFAULT)
+            sb_printf(r->out, "precision = %s%s", tir_precision_name((TirPrecision)in->ival),
+                      (in->i64 & TIR_DOT_ACC_RN) ? ", " : "");
+        if (in->i64 & TIR_DOT_ACC_RN)
+            put(r, "accumulate = rn");
+        put(r, "}");
+    }
     if (op == OP_ROUND_TF32)
         sb_printf(r->out, " {mode = %s}", tir_round_name((TirRound)in->ival));
     if (op == OP_REDUCE_SUM || op == OP_REDUCE_MAX)
@@ -448,7 +465,7 @@ static void print_kernel(Pr *r, uint32_t k)
     const TirModule *m = r->m;
     const TirKernel *kn = &m->kernels[k];
     int ok_params = (uint64_t)kn->params + kn->nparams <= m->npool;
-    const uint32_t *params = m->pool + kn->params;
+    const uint32_t *params = ok_params && kn->nparams ? m->pool + kn->params : NULL;
     flatten(r, kn->body);
     decide_inline(r);
     /* names: parameters, then definitions in print order; a for's results

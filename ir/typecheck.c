@@ -8,6 +8,9 @@
  * module rewritten by passes. It never trusts indices: operand, block, value
  * and string offsets are range-checked before use, so a corrupt module gives
  * errors, not crashes. Errors are reported at in->loc, prefixed by the op name.
+ * A yield is matched against its loop by the check of the for (errors at the
+ * yield's loc) once the body holds instructions: a yield alone cannot find
+ * its loop.
  *
  * tir_literal_type() is the one place that decides the type of a literal
  * operand (`add %x, 1`); the parser uses it to type the literal and the

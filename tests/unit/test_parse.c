@@ -393,7 +393,11 @@ START_TEST(print_round_trips)
     const char *srcs[] = {SEED, MATMUL, all,
                           "kernel @a() {\n}\nkernel @b(%x: i32) grid(7) warps(1) {\n  %y = add %x, %x\n}\n",
                           "kernel @c(%x: f32) {\n  %y = add %x, 1\n  %z = add %y, 1e10\n  %w = add %z, -1e-10\n"
-                          "  %u = max %w, inf\n  %v = min %u, -inf\n  %n = add %v, nan\n}\n"};
+                          "  %u = max %w, inf\n  %v = min %u, -inf\n  %n = add %v, nan\n}\n",
+                          "kernel @y(%n: i32, %f: f32) {\n  %s, %t = for %i = 0 to %n step 1 iter(%a = %f, %b = %n) {\n"
+                          "    %c = add %a, 1\n    yield 2.5, -3\n  }\n  %u = inline_ptx \"add.s32 $0, $1, $2;\" %t, 7 : i32\n"
+                          "  %h = splat 1.5 : tile<2x2xbf16>\n  %z = zeros : tile<1x1xi64>\n"
+                          "  %bz = broadcast %z : tile<4x8xi64>\n}\n"};
     for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++)
         free(round_trip(srcs[i]));
     char *p = round_trip(all);
@@ -412,7 +416,12 @@ START_TEST(print_round_trips)
     ck_assert_ptr_nonnull(strstr(p, "%big = add %n64, 9223372036854775807\n"));
     ck_assert_ptr_nonnull(strstr(p, "%fm2 = fma %fm, 3.0, %s : tile<16x16xf32>\n"));
     ck_assert_ptr_nonnull(strstr(p, "%sh = splat 2.5 : tile<16x16xf16>\n"));
+
     ck_assert_ptr_nonnull(strstr(p, "\"max.f32 $0, $1, $2;\\t// \\\"quoted\\\" \\\\ \\n\" %bc, %bm"));
+    free(p);
+    p = round_trip(srcs[5]); /* literals typed by the loop (yield) and the result (inline_ptx) */
+    ck_assert_ptr_nonnull(strstr(p, "    %c = add %a, 1.0\n    yield 2.5, -3\n"));
+    ck_assert_ptr_nonnull(strstr(p, "inline_ptx \"add.s32 $0, $1, $2;\" %t, 7 : i32\n"));
     free(p);
     free(all);
 }
@@ -595,6 +604,37 @@ static const struct {
     {H "  %a = const 0x100000000 : i32\n}\n", 2, 14, "'0x100000000' does not fit in 32 bits"},
     {H "  store %n\n}\n", 2, 11, "expected ',' after the stored tile"},
     {H "  %x = add %n, 1 %y = add %n, 2\n  %z = add %x, %q\n}\n", 3, 16, "use of undefined value '%q'"},
+    {H "  %a = zeros : tile<4x4xf16>\n  %r = round_tf32 %a {mode = rna}\n}\n", 3, 8,
+     "round_tf32: operand must be f32, got tile<4x4xf16>"},
+    {H "  %d = dot %n, %n, %n\n}\n", 2, 8, "dot: operands must be tiles, got i32, i32, i32"},
+    {H "  %a = zeros : tile<4x4xi32>\n  %c = zeros : tile<4x4xf32>\n  %d = dot %a, %a, %c\n}\n", 4, 8,
+     "dot: inputs must be both f32, both f16 or both bf16, got tile<4x4xi32> and tile<4x4xi32>"},
+    {H "  %a = zeros : tile<4x4xf16>\n  %d = dot %a, %a, %a\n}\n", 3, 8, "dot: the accumulator must be f32"},
+    {H "  %a = zeros : tile<4x4xf32>\n  %c = zeros : tile<4x8xf32>\n  %d = dot %a, %a, %c\n}\n", 4, 8,
+     "dot: accumulator tile<4x8xf32> does not match tile<4x4xf32> times tile<4x4xf32>"},
+    {H "  %x = inline_ptx \"mov.b32 $0, 0;\" : tile<4x4xf16>\n}\n", 2, 8,
+     "inline_ptx: result must have 32-bit elements (i32 or f32), got tile<4x4xf16>"},
+    {H "  %a = zeros : tile<4x4xf32>\n  %x = inline_ptx \"mov.b32 $0, $1;\" %a : tile<8x4xf32>\n}\n", 3, 8,
+     "inline_ptx: tile operand tile<4x4xf32> does not have the shape of the result tile<8x4xf32>"},
+    {H "  %v = view %A [4, 4] strides [4, 1]\n  %r = for %i = 0 to %n step 1 iter(%c = %v) {\n    yield %c\n  }\n}\n",
+     3, 8, "for: carried value 1 has type view<2xf32>; only scalars and tiles can be carried"},
+    {H "  %r = for %i = 0 to %n step 1 iter(%c = 0) {\n    yield %c\n  }\n  %s = add %r, 1\n}\n", 2, 42,
+     "for: cannot tell the type of literal '0' here"},
+    {H "  %c = const 1 : tile<4x4xf32>\n}\n", 2, 8, "const: type must be i32, i64 or f32, got tile<4x4xf32>"},
+    {H "  %c = full 1 : f32\n}\n", 2, 8, "full: result must be a tile, got f32"},
+    {H "  %v = view %A [4, 4] strides [4, 1]\n  store %f, %v[0, 0]\n}\n", 3, 3, "store: operand 1 must be a tile, got f32"},
+    {H "  %r = reduce_max %f {axis = 0}\n}\n", 2, 8, "reduce_max: operand must be a tile, got f32"},
+    {H "  %t = load %A[0, 0] : tile<4x4xf32>\n}\n", 2, 8, "load: operand 1 must be a view, got ptr<f32>"},
+    {H "  %t = add %A, %A\n}\n", 2, 8, "add: operand 1 has type ptr<f32>; expected a scalar or a tile"},
+    {"kernel @k(%A: ptr<i64>) {\n  %v = view %A [4, 4] strides [4, 1]\n"
+     "  %t = load %v[0, 0] {padding = 9007199254740993} : tile<4x4xi64>\n}\n", 3, 33, "cannot be held exactly"},
+    {"kernel @k() grid(4, 0) {\n}\n", 1, 21, "grid size must be between 1 and 2147483647, got 0"},
+    {H "  %a = zeros : tile<4x4xf32>\n  %r = round_tf32 %a {mode = rna, mode = rne}\n}\n", 3, 35,
+     "duplicate attribute 'mode'"},
+    {H "  %a = zeros : tile<2048x1xf32>\n}\n", 2, 21, "tile dimension 2048 exceeds 1024"},
+    {H "  %a = add %f, 0x100000000\n}\n", 2, 16, "hexadecimal float literal '0x100000000' must be a 32-bit pattern"},
+    {H "  %a = zeros : tile<4x4xf32>\n  %b = mask_nonfinite %a, %n\n}\n", 3, 8,
+     "mask_nonfinite: operand types differ: tile<4x4xf32> and i32"},
 };
 #undef H
 
@@ -825,6 +865,32 @@ START_TEST(odd_bytes)
 }
 END_TEST
 
+/* Limits that come from the module: the instruction cap and a module that
+ * already ran out of memory. */
+START_TEST(module_limits)
+{
+    StrBuf s;
+    sb_init(&s);
+    sb_puts(&s, "kernel @k(%A: ptr<f32>) {\n");
+    for (int i = 0; i < 150000; i++) /* 7 instructions a line: 6 literal consts and the view */
+        sb_printf(&s, "  %%v%d = view %%A [1, 2, 3] strides [4, 5, 6]\n", i);
+    sb_puts(&s, "}\n");
+    Parsed r = parse(s.data);
+    ck_assert_int_eq(r.nerr, 1);
+    ck_assert_ptr_nonnull(strstr(log_of(&r), "t.tir:149798:41: error: too many instructions (the limit is 1048576)"));
+    done(&r);
+    sb_free(&s);
+    TirModule *m = tir_module_new("t.tir");
+    Diag d;
+    diag_init(&d, "t.tir", NULL, 0);
+    m->oom = 1;
+    ck_assert_int_eq(tir_parse(m, SEED, strlen(SEED), &d), 1);
+    ck_assert_ptr_nonnull(strstr(d.log.data, "out of memory"));
+    diag_free(&d);
+    tir_module_free(m);
+}
+END_TEST
+
 /* ---- typecheck on hand-built instructions ---- */
 
 START_TEST(check_inst_api)
@@ -924,6 +990,7 @@ static Suite *suite(void)
     tcase_add_test(t, random_bytes);
     tcase_add_test(t, mutations);
     tcase_add_test(t, odd_bytes);
+    tcase_add_test(t, module_limits);
     suite_add_tcase(s, t);
     t = tcase_create("typecheck");
     tcase_add_test(t, check_inst_api);
