@@ -119,7 +119,8 @@ static const char *SEED_SRC =
 static int read_f32(const char *dir, const char *name, float *out, size_t n)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
