@@ -145,7 +145,8 @@ int main(void)
             }
         }
         for (int w = sm90 ? 0 : 2; w < 5; w++) {
-            printf("%s %-24s %u patterns: %zu mismatches", opt + 7, names[w], nchunks * CHUNK, total[w]);
+            printf("%s %-24s %llu patterns: %zu mismatches", opt + 7, names[w],
+                   (unsigned long long)nchunks * CHUNK, total[w]);
             if (total[w])
                 printf(" (first 0x%08x: gpu vs cpu 0x%08x)", first[w], expect(w, first[w]));
             printf("\n");
