@@ -248,8 +248,8 @@ int exec_broadcast(Exec *e, const TirInst *in)
 /* ---- reductions ---- */
 
 /* Sum / max along an axis in ascending order, starting from the first
- * element; each step is one `add` / `max` of the element type (so an f16
- * sum rounds to f16 at every step, integer sums wrap). */
+ * element; float sums accumulate in f32 and round to the element type once
+ * at the end (as the GPU lowering does), integer sums wrap. */
 int exec_reduce(Exec *e, const TirInst *in)
 {
     const Slot *s = exec_slot(e, tir_args(e->m, in)[0]);
@@ -262,11 +262,12 @@ int exec_reduce(Exec *e, const TirInst *in)
     for (uint32_t o = 0; o < outer; o++) {
         size_t first = axis == 0 ? o : (size_t)o * s->cols, step = axis == 0 ? s->cols : 1;
         if (fl) {
-            slot_putf(d, o, slot_getf(s, first));
+            float acc = slot_getf(s, first);
             for (uint32_t k = 1; k < len; k++) {
-                float acc = slot_getf(d, o), v = slot_getf(s, first + k * step);
-                slot_putf(d, o, is_max ? fmax_nan(acc, v) : acc + v);
+                float v = slot_getf(s, first + k * step);
+                acc = is_max ? fmax_nan(acc, v) : acc + v;
             }
+            slot_putf(d, o, acc);
             /* keep the exact bits of a lone element (e.g. a NaN payload) */
             if (len == 1)
                 put_raw(d, o, raw_bits(s, first));
