@@ -298,6 +298,40 @@ static void put_jit_logs(StrBuf *log, const char *err, const char *info)
         sb_printf(log, "JIT info log:\n%s%s", info, info[strlen(info) - 1] == '\n' ? "" : "\n");
 }
 
+/* The driver's JIT error and info log buffers and the options that hand
+ * them to cuLinkCreate / cuModuleLoadDataEx (JIT_NOPTS entries). */
+enum { JIT_NOPTS = 5 };
+typedef struct {
+    char *err, *info;
+    CUjit_option opt[JIT_NOPTS];
+    void *val[JIT_NOPTS];
+} JitLogs;
+
+static tilecResult jit_logs_open(JitLogs *j, StrBuf *log)
+{
+    j->err = calloc(1, JIT_LOG_SIZE);
+    j->info = calloc(1, JIT_LOG_SIZE);
+    if (!j->err || !j->info) {
+        free(j->err);
+        free(j->info);
+        sb_puts(log, "out of host memory for the JIT log\n");
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    }
+    CUjit_option opt[JIT_NOPTS] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                   CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+    void *val[JIT_NOPTS] = {j->err, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), j->info,
+                            (void *)(uintptr_t)(JIT_LOG_SIZE - 1), (void *)(uintptr_t)1};
+    memcpy(j->opt, opt, sizeof opt);
+    memcpy(j->val, val, sizeof val);
+    return TILEC_SUCCESS;
+}
+
+static void jit_logs_close(JitLogs *j)
+{
+    free(j->err);
+    free(j->info);
+}
+
 tilecResult cu_link_ptx(const char *ptx, size_t len, const char *name, void **cubin, size_t *cubin_len,
                         StrBuf *log)
 {
@@ -305,20 +339,12 @@ tilecResult cu_link_ptx(const char *ptx, size_t len, const char *name, void **cu
     *cubin_len = 0;
     if (!cu.LinkCreate || !cu.LinkAddData || !cu.LinkComplete || !cu.LinkDestroy)
         return TILEC_ERROR_NOT_FOUND;
-    char *err = calloc(1, JIT_LOG_SIZE), *info = calloc(1, JIT_LOG_SIZE);
-    if (!err || !info) {
-        free(err);
-        free(info);
-        sb_puts(log, "out of host memory for the JIT log\n");
+    JitLogs jl;
+    if (jit_logs_open(&jl, log) != TILEC_SUCCESS)
         return TILEC_ERROR_OUT_OF_MEMORY;
-    }
-    CUjit_option opt[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                          CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-    void *val[] = {err, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1),
-                   (void *)(uintptr_t)1};
     CUlinkState st = NULL;
     tilecResult t = TILEC_SUCCESS;
-    CUresult r = cu.LinkCreate(5, opt, val, &st);
+    CUresult r = cu.LinkCreate(JIT_NOPTS, jl.opt, jl.val, &st);
     if (r != CUDA_SUCCESS) {
         t = fail(log, "cuLinkCreate", r, TILEC_ERROR_JIT);
         goto out;
@@ -356,39 +382,29 @@ tilecResult cu_link_ptx(const char *ptx, size_t len, const char *name, void **cu
     *cubin_len = img_len;
 out:
     if (t != TILEC_SUCCESS)
-        put_jit_logs(log, err, info);
+        put_jit_logs(log, jl.err, jl.info);
     if (st)
         (void)cu.LinkDestroy(st);
-    free(err);
-    free(info);
+    jit_logs_close(&jl);
     return t;
 }
 
 tilecResult cu_module_load_ptx(const char *ptx, void **mod, StrBuf *log)
 {
     *mod = NULL;
-    char *err = calloc(1, JIT_LOG_SIZE), *info = calloc(1, JIT_LOG_SIZE);
-    if (!err || !info) {
-        free(err);
-        free(info);
-        sb_puts(log, "out of host memory for the JIT log\n");
+    JitLogs jl;
+    if (jit_logs_open(&jl, log) != TILEC_SUCCESS)
         return TILEC_ERROR_OUT_OF_MEMORY;
-    }
-    CUjit_option opt[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                          CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-    void *val[] = {err, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1),
-                   (void *)(uintptr_t)1};
     CUmodule m = NULL;
-    CUresult r = cu.ModuleLoadDataEx(&m, ptx, 5, opt, val);
+    CUresult r = cu.ModuleLoadDataEx(&m, ptx, JIT_NOPTS, jl.opt, jl.val);
     tilecResult t = TILEC_SUCCESS;
     if (r != CUDA_SUCCESS) {
         t = fail(log, "cuModuleLoadDataEx", r, TILEC_ERROR_JIT);
-        put_jit_logs(log, err, info);
+        put_jit_logs(log, jl.err, jl.info);
     } else {
         *mod = m;
     }
-    free(err);
-    free(info);
+    jit_logs_close(&jl);
     return t;
 }
 

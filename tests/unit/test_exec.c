@@ -18,31 +18,11 @@
 #include "compiler/compiler.h"
 #include "ir/ir.h"
 #include "reference/exec.h"
+#include "exec_util.h"
 #include "reference/round.h"
 
 /* ---- helpers ---- */
 
-static TirModule *parse_ok(const char *src)
-{
-    TirModule *m = tir_module_new("test.tir");
-    ck_assert_ptr_nonnull(m);
-    Diag d;
-    diag_init(&d, "test.tir", src, strlen(src));
-    int n = tir_parse(m, src, strlen(src), &d);
-    ck_assert_msg(n == 0 && d.nerrors == 0, "parse failed:\n%s", d.log.data ? d.log.data : "");
-    diag_free(&d);
-    return m;
-}
-
-static void exec_ok(const TirModule *m, const unsigned *grid, void **args, TirPrecision p)
-{
-    StrBuf err;
-    sb_init(&err);
-    int rc = tir_exec(m, 0, grid, args, p, &err);
-    ck_assert_msg(rc == 0, "exec failed: %s", err.data ? err.data : "");
-    ck_assert_uint_eq(err.len, 0);
-    sb_free(&err);
-}
 
 /* Runs an execution that must fail; returns the message (caller frees). */
 static char *exec_fails(const TirModule *m, uint32_t kernel, const unsigned *grid, void **args)

@@ -15,28 +15,9 @@
 
 #include "ir/ir.h"
 #include "reference/exec.h"
+#include "exec_util.h"
 #include "reference/round.h"
 
-static TirModule *parse_ok(const char *src)
-{
-    TirModule *m = tir_module_new("test.tir");
-    ck_assert_ptr_nonnull(m);
-    Diag d;
-    diag_init(&d, "test.tir", src, strlen(src));
-    int n = tir_parse(m, src, strlen(src), &d);
-    ck_assert_msg(n == 0 && d.nerrors == 0, "parse failed:\n%s", d.log.data ? d.log.data : "");
-    diag_free(&d);
-    return m;
-}
-
-static void exec_ok(const TirModule *m, const unsigned *grid, void **args, TirPrecision p)
-{
-    StrBuf err;
-    sb_init(&err);
-    int rc = tir_exec(m, 0, grid, args, p, &err);
-    ck_assert_msg(rc == 0, "exec failed: %s", err.data ? err.data : "");
-    sb_free(&err);
-}
 
 static int same_bits_or_nan(float a, float b) { return (isnan(a) && isnan(b)) || f32_bits(a) == f32_bits(b); }
 
