@@ -16,6 +16,7 @@ typedef struct {
     int opt_level;             /* 0..3, default 3 */
     int verify;                /* run the verifier between passes (default on) */
     int line_info;             /* .loc lines in the PTX (default on) */
+    int prefetch;              /* pass_prefetch (default off; -fprefetch) */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
 } TcOptions;
 
@@ -62,7 +63,10 @@ void tc_result_free(TcResult *r);
  * tf32-trunc on pre-rounded operands). */
 int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d);
 
-/* lower_llvm.c: tile IR -> LLVM IR -> PTX. */
+/* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
+int pass_prefetch(TirModule *m, Diag *d);
+
+/* lower*.c, codegen.c: tile IR -> LLVM IR -> PTX. */
 typedef struct {
     char *llvm_ir;
     char *ptx;

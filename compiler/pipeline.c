@@ -4,6 +4,7 @@
  *   parse (ir/parse.c)            .tir text -> tile IR
  *   verify (ir/verify.c)          after parsing and after every pass
  *   precision (pass_precision.c)  f32 dots -> explicit TF32 rounding / 3xTF32 split
+ *   prefetch (pass_prefetch.c)    loop loads issued one iteration ahead
  *   lower (lower*.c)              tile IR -> LLVM IR (NVPTX)
  *   optimize + codegen (codegen.c) LLVM new pass manager, NVPTX -> PTX
  *
@@ -84,6 +85,10 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     if (pass_precision(m, opts->precision, &d) != 0 || verify_after(m, opts, "precision", &d))
         goto done;
     dump(m, opts, "precision", &passes);
+    if (opts->prefetch && (pass_prefetch(m, &d) != 0 || verify_after(m, opts, "prefetch", &d)))
+        goto done;
+    if (opts->prefetch)
+        dump(m, opts, "prefetch", &passes);
     out->tir = print_module(m);
     out->ms_passes = now_ms() - t0;
 

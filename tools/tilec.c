@@ -30,9 +30,10 @@ static const char usage[] =
     "                       fp32 dot precision where a dot has no attribute\n"
     "                       (default tf32-rna)\n"
     "  -O0 .. -O3           LLVM optimization level (default -O3)\n"
-    "  --dump-after=all|parse|precision\n"
+    "  --dump-after=all|parse|precision|prefetch\n"
     "                       print the tile IR after those passes to standard error\n"
     "  -g0                  no .loc line information in the PTX\n"
+    "  -fprefetch           issue loop loads one iteration ahead (pass_prefetch)\n"
     "  --no-verify          skip the IR verifier between passes\n"
     "  --time               print the time of each stage to standard error\n"
     "  --help, --version\n";
