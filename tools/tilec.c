@@ -3,18 +3,13 @@
  * Exit status: 0 success, 1 a diagnosed error in the input, 2 bad usage.
  */
 #include "compiler/compiler.h"
+#include "tilec.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef TILEC_VERSION
-#define TILEC_VERSION "?"
-#endif
-#ifndef TILEC_LLVM_VERSION
-#define TILEC_LLVM_VERSION "?"
-#endif
 
 static const char usage[] =
     "usage: tilec [options] FILE|-\n"
@@ -88,7 +83,7 @@ int main(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         } else if (!strcmp(a, "--version")) {
-            printf("tilec %s (LLVM %s)\n", TILEC_VERSION, TILEC_LLVM_VERSION);
+            printf("%s\n", tilecVersion());
             return 0;
         } else if (!strcmp(a, "-o")) {
             if (++i == argc) {
