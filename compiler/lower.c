@@ -275,6 +275,32 @@ static void set_loc(Lower *L, TirLoc loc)
     LLVMSetCurrentDebugLocation2(L->b, dl);
 }
 
+/* Registers per thread that one tile of type t takes in any layout: its
+ * elements spread over the program's threads (at least one each), two
+ * registers for 64-bit elements. */
+static uint64_t tile_regs(const Lower *L, TirType t)
+{
+    uint64_t elems = (uint64_t)t.dim[0] * t.dim[1], per = elems > L->threads ? elems / L->threads : 1;
+    return per * (tir_elem_bits((TirElem)t.elem) == 64 ? 2 : 1);
+}
+
+/* The structural limits of a kernel (TC_MAX_TILE_REGS, TC_MAX_SHARED_BYTES):
+ * a tile too big for its program's threads is refused before it is lowered
+ * (its lowering alone would take seconds and the GPU could not hold it), a
+ * shared memory need past what any GPU gives a block right after the op
+ * that raised it. Both are errors at the op, not failures at launch. */
+static int within_limits_before(Lower *L, const TirInst *in)
+{
+    char ty[64];
+    if (in->type.kind != TY_TILE || tile_regs(L, in->type) <= TC_MAX_TILE_REGS)
+        return 1;
+    lw_error(L, in->loc, "%s: a %s needs %llu registers per thread with %u warp%s; at most %u fit: use more "
+             "warps or a smaller tile", tir_ops[in->op].name, tir_type_str(in->type, ty, sizeof ty),
+             (unsigned long long)tile_regs(L, in->type), L->threads / 32, L->threads == 32 ? "" : "s",
+             TC_MAX_TILE_REGS);
+    return 0;
+}
+
 void lw_lower_block(Lower *L, uint32_t bi)
 {
     const TirBlock *blk = &L->m->blocks[bi];
@@ -282,7 +308,12 @@ void lw_lower_block(Lower *L, uint32_t bi)
         uint32_t i = L->m->pool[blk->insts + k];
         const TirInst *in = &L->m->insts[i];
         set_loc(L, in->loc);
+        if (!within_limits_before(L, in))
+            break;
         lower_table[in->op](L, i);
+        if (L->smem_bytes > TC_MAX_SHARED_BYTES && !L->failed)
+            lw_error(L, in->loc, "%s needs %u bytes of shared memory; a program may use at most %u (227 KB): "
+                     "use smaller tiles", tir_ops[in->op].name, L->smem_bytes, TC_MAX_SHARED_BYTES);
     }
 }
 
@@ -411,12 +442,27 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* LLVM reports some errors in what the user wrote (an inline_ptx template
+ * its asm printer cannot expand, e.g. "${0:q}") through the context's
+ * diagnostic handler; without one it prints them and calls exit(1), which
+ * would take the embedding process down. */
+static void llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx)
+{
+    Lower *L = ctx;
+    if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
+        return;
+    char *msg = LLVMGetDiagInfoDescription(di);
+    lw_error(L, (TirLoc){0}, "LLVM cannot compile the kernel: %s", msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+}
+
 int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
 {
     memset(out, 0, sizeof *out);
     double t0 = now_ms();
     Lower L = {.m = m, .o = o, .d = d};
     L.ctx = LLVMContextCreate();
+    LLVMContextSetDiagnosticHandler(L.ctx, llvm_diagnostic, &L);
     L.mod = LLVMModuleCreateWithNameInContext(m->file, L.ctx);
     L.b = LLVMCreateBuilderInContext(L.ctx);
     L.t_i1 = LLVMInt1TypeInContext(L.ctx);
@@ -463,6 +509,8 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     }
     if (rc == 0)
         rc = tc_codegen(&L, L.mod, out);
+    if (rc == 0 && L.failed) /* an error LLVM reported through llvm_diagnostic */
+        rc = -1;
     if (!out->llvm_ir) { /* keep the unoptimized IR for inspection */
         char *s = LLVMPrintModuleToString(L.mod);
         out->llvm_ir = strdup(s ? s : "");

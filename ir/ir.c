@@ -196,6 +196,18 @@ uint32_t tir_add_block(TirModule *m)
     return m->nblocks++;
 }
 
+int tir_kernel_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || (s[0] == '_' && n == 1) || (s[0] >= '0' && s[0] <= '9'))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return 0;
+    }
+    return !(n == 7 && !memcmp(s, "WARP_SZ", 7)) && !(n >= 8 && !memcmp(s, "__tilec_", 8));
+}
+
 uint32_t tir_add_kernel(TirModule *m)
 {
     if (!grow(m, (void **)&m->kernels, &m->cap_kernels, m->nkernels, sizeof *m->kernels, 1u << 16))

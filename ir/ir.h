@@ -149,6 +149,11 @@ typedef struct TirModule {
     int oom;          /* an allocation failed; the module is unusable */
 } TirModule;
 
+/* Whether a kernel name can be the PTX .entry name it becomes: a PTX
+ * identifier ([A-Za-z][A-Za-z0-9_]* or _[A-Za-z0-9_]+), not the predefined
+ * WARP_SZ, not starting with the __tilec_ that tilec's own globals use. */
+int tir_kernel_name_ok(const char *s, size_t n);
+
 /* Creates an empty module; NULL on allocation failure. */
 TirModule *tir_module_new(const char *file);
 void tir_module_free(TirModule *m);

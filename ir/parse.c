@@ -1,5 +1,6 @@
 /*
- * The .tir lexer and recursive-descent parser (grammar: docs/TIR.md).
+ * The .tir recursive-descent parser (grammar: docs/TIR.md; the lexer is
+ * lex.c).
  *
  * Guarantees, for any input bytes: reads only src[0..len) (no NUL needed),
  * never aborts, frees everything it allocates, recurses only through nested
@@ -27,96 +28,19 @@
  * needs one name per carried value, and its body ends with a yield even when
  * it carries nothing.
  */
-#include "ir.h"
+#include "lex.h"
 
-#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-
-enum { T_EOF, T_VALUE, T_KNAME, T_WORD, T_INT, T_FLOAT, T_STRING, T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE,
-       T_LBRACK, T_RBRACK, T_LT, T_GT, T_COMMA, T_COLON, T_EQ };
-
-typedef struct {
-    int kind;
-    const char *s; size_t n; /* text in the source; names without the sigil */
-    TirLoc loc;
-    uint8_t nl, bad, hex;    /* first on its line; malformed (reported); 0x... */
-    int64_t i;
-    double f;
-} Tok;
-
-/* Name table entry; keys point into the source, which outlives the parse.
- * S_PENDING: named by the statement being parsed; S_LOOP: a for's result,
- * during its body; S_UNDEF: used undefined (reported once). */
-enum { S_DEF, S_PENDING, S_LOOP, S_UNDEF };
-typedef struct {
-    const char *s; size_t n;
-    uint32_t val, scope; /* value (0: poison), defining block */
-    TirLoc loc;          /* of the defining name: identifies its statement */
-    int state;
-} Sym;
-typedef struct { Sym *e; size_t cap, n; } Map;
-
-typedef struct { uint32_t v; uint8_t lit; Tok t; } Opnd;
-typedef struct { Tok name, val; } Attr;
-
-typedef struct {
-    TirModule *m;
-    Diag *d;
-    const char *src;
-    size_t len, pos;
-    uint32_t line, col;
-    int bol, quiet, stop, err0, limit, eof_reported;
-    int bad;            /* the current statement has an error */
-    int lexing, lexerr; /* in next(); a lexical error in this statement */
-    int lbrace;         /* '{' minus '}' so far on the current line */
-    unsigned long ntok;
-    Tok cur;
-    TirLoc prev_end;
-    StrBuf str;                                /* contents of the last string */
-    uint32_t *insts; size_t ninsts, cap_insts; /* instructions of open blocks */
-    Opnd *ops; size_t nops, cap_ops;           /* operands being parsed */
-    uint32_t *args; uint8_t *islit; size_t cap_args;
-    Tok *names; size_t nnames, cap_names;      /* names of open statements */
-    Map syms, kernels;
-    int depth;
-    uint32_t scope[TIR_MAX_NESTING + 1], loop[TIR_MAX_NESTING + 1];
-} P;
-
 static const TirType NONE_T = {0};
 
 /* ---- errors and memory ---- */
 
-static void err(P *p, TirLoc loc, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void err(P *p, TirLoc loc, const char *fmt, ...)
-{
-    if (p->stop || p->quiet || p->lexerr) return;
-    p->lexerr = p->lexing;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag_error(p->d, loc, "%s", msg);
-    p->bad = 1;
-    p->stop = p->d->nerrors >= p->limit;
-}
-#define FAIL(...) return err(p, __VA_ARGS__), 0
-
-static void oom(P *p)
-{
-    if (!p->stop)
-        diag_error(p->d, p->cur.loc, "out of memory");
-    p->stop = 1;
-}
+#define FAIL(...) return lex_err(p, __VA_ARGS__), 0
 
 static int grow(P *p, void **a, size_t *cap, size_t need, size_t sz)
 {
@@ -125,208 +49,9 @@ static int grow(P *p, void **a, size_t *cap, size_t need, size_t sz)
     while (nc < need)
         nc *= 2;
     void *q = realloc(*a, nc * sz);
-    if (!q) return oom(p), 0;
+    if (!q) return lex_oom(p), 0;
     *a = q, *cap = nc;
     return 1;
-}
-
-/* At most 40 bytes of a token, for messages. */
-#define TXT(t) (int)((t)->n < 40 ? (t)->n : 40), (t)->s
-
-/* ---- lexer ---- */
-
-static int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
-static int is_name_char(int c) { return is_alpha(c) || is_digit(c) || c == '.'; }
-static int at(P *p, size_t off) { return p->pos + off < p->len ? (unsigned char)p->src[p->pos + off] : -1; }
-static void skip_n(P *p, size_t n) { p->pos += n, p->col += (uint32_t)n; } /* no newline inside */
-static int text_is(const Tok *t, const char *w) { return t->n == strlen(w) && memcmp(t->s, w, t->n) == 0; }
-
-/* Classifies a run that starts with a digit or '-digit': an integer, a float
- * or, when it is no number, a word such as 64x64xf32 or 3xtf32. */
-static void lex_number(P *p, Tok *t)
-{
-    const char *s = t->s;
-    size_t n = t->n, neg = s[0] == '-', j;
-    uint64_t u = 0;
-    int over = 0;
-    if (n - neg > 2 && s[neg] == '0' && (s[neg + 1] | 32) == 'x') {
-        for (j = neg + 2; j < n; j++) {
-            int c = s[j] | 32, dv = is_digit(s[j]) ? s[j] - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-            if (dv < 0) break;
-            over |= u >> 60 != 0;
-            u = u << 4 | (uint64_t)dv;
-        }
-        if (j < n) goto word;
-        t->kind = T_INT, t->hex = 1;
-        t->i = u > INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u; /* the 64-bit pattern */
-        if (neg || over)
-            err(p, t->loc, neg ? "negative hexadecimal literals are not allowed: '%.*s'"
-                               : "'%.*s' does not fit in 64 bits", TXT(t)), t->bad = 1, t->i = 0;
-        return;
-    }
-    for (j = neg; j < n && is_digit(s[j]); j++) {
-        over |= u > (UINT64_MAX - 9) / 10;
-        u = u * 10 + (uint64_t)(s[j] - '0');
-    }
-    if (j == n) {
-        t->kind = T_INT;
-        if (over || u > (uint64_t)INT64_MAX + neg)
-            err(p, t->loc, "integer literal '%.*s' does not fit in 64 bits", TXT(t)), t->bad = 1;
-        else
-            t->i = neg ? (int64_t)(0 - u) : (int64_t)u;
-        return;
-    }
-    size_t k = j, e0;
-    int frac = 0;
-    if (s[k] == '.')
-        for (frac = 1, k++; k < n && is_digit(s[k]); k++)
-            ;
-    if (k < n && (s[k] | 32) == 'e') {
-        k++;
-        e0 = k + (k < n && (s[k] == '+' || s[k] == '-'));
-        for (k = e0; k < n && is_digit(s[k]); k++)
-            ;
-        frac = k > e0;
-    }
-    if (k == n && frac) {
-        char buf[256];
-        t->kind = T_FLOAT;
-        if (n >= sizeof buf) {
-            err(p, t->loc, "number literal '%.*s...' is too long", TXT(t)), t->bad = 1;
-            return;
-        }
-        memcpy(buf, s, n);
-        buf[n] = 0;
-        errno = 0;
-        t->f = strtod(buf, NULL);
-        if (errno == ERANGE && isinf(t->f))
-            err(p, t->loc, "float literal '%.*s' is out of range", TXT(t)), t->bad = 1, t->f = 0;
-        return;
-    }
-word:
-    t->kind = T_WORD;
-    if (neg)
-        err(p, t->loc, "malformed number '%.*s'", TXT(t)), t->kind = T_INT, t->bad = 1;
-}
-
-static void lex_string(P *p, Tok *t)
-{
-    p->str.len = 0;
-    skip_n(p, 1);
-    for (int c; (c = at(p, 0)) != '"'; ) {
-        if (c < 0 || c == '\n') {
-            err(p, t->loc, "unterminated string");
-            break;
-        }
-        char ch = (char)c;
-        if (c == '\\') {
-            int e = at(p, 1);
-            ch = e == 'n' ? '\n' : e == 't' ? '\t' : e == '"' ? '"' : e == '\\' ? '\\' : 0;
-            if (!ch && (e < 0 || e == '\n')) {
-                skip_n(p, 1);
-                continue;
-            }
-            if (!ch)
-                err(p, (TirLoc){p->line, p->col}, "unknown escape in string; use \\\", \\\\, \\n or \\t");
-            skip_n(p, 2);
-        } else {
-            if (c < 0x20 || c == 0x7f)
-                err(p, (TirLoc){p->line, p->col}, "control character in string; use \\n or \\t");
-            skip_n(p, 1);
-        }
-        if (ch)
-            sb_putn(&p->str, &ch, 1);
-    }
-    if (at(p, 0) == '"')
-        skip_n(p, 1);
-    if (p->str.oom)
-        oom(p);
-    t->n = (size_t)(p->src + p->pos - t->s);
-}
-
-/* Makes the next token current. Lexical errors are reported here and the
- * offending bytes skipped, so the parser sees only valid tokens. */
-static void next(P *p)
-{
-    static const char punct[] = "(){}[]<>,:=";
-    static const int pkind[] = {T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE, T_LBRACK, T_RBRACK, T_LT, T_GT,
-                                T_COMMA, T_COLON, T_EQ};
-    Tok t = {0};
-    int bad = p->bad; /* a lexical error does not fail the current statement */
-    p->lexing = 1;
-    p->prev_end = (TirLoc){p->line, p->col};
-    p->ntok++;
-    for (;;) {
-        int c;
-        while ((c = at(p, 0)) >= 0) {
-            if (c == '\n')
-                p->pos++, p->line++, p->col = 1, p->bol = 1;
-            else if (c == ' ' || c == '\t' || c == '\r')
-                skip_n(p, 1);
-            else if (c == '/' && at(p, 1) == '/')
-                while (at(p, 0) >= 0 && at(p, 0) != '\n')
-                    skip_n(p, 1);
-            else
-                break;
-        }
-        t = (Tok){.kind = T_EOF, .s = p->src + p->pos, .loc = {p->line, p->col}, .nl = (uint8_t)p->bol};
-        if (c < 0 || p->stop) break;
-        const char *pc = c ? strchr(punct, c) : NULL;
-        if (pc) {
-            t.kind = pkind[pc - punct], t.n = 1;
-            skip_n(p, 1);
-            break;
-        }
-        if (c == '%' || c == '@') {
-            size_t n = 1;
-            while (is_name_char(at(p, n)))
-                n++;
-            skip_n(p, n);
-            if (n == 1) {
-                err(p, t.loc, "expected a name after '%c'", c);
-                continue;
-            }
-            t.kind = c == '%' ? T_VALUE : T_KNAME, t.s++, t.n = n - 1;
-            if (t.n > 1024)
-                err(p, t.loc, "name '%.*s...' is longer than 1024 characters", TXT(&t));
-            break;
-        }
-        if (c == '"') {
-            t.kind = T_STRING;
-            lex_string(p, &t);
-            break;
-        }
-        if (is_digit(c) || is_alpha(c) || (c == '-' && (is_digit(at(p, 1)) || is_alpha(at(p, 1))))) {
-            /* words and numbers: [A-Za-z0-9_.-]+, and '+' in a digit run's exponent */
-            size_t n = 1;
-            for (int d; (d = at(p, n)) >= 0 && (is_name_char(d) || d == '-' ||
-                        (d == '+' && !is_alpha(c) && (at(p, n - 1) | 32) == 'e')); n++)
-                ;
-            skip_n(p, n);
-            t.n = n, t.kind = T_WORD;
-            if (is_digit(c) || (c == '-' && is_digit(t.s[1])))
-                lex_number(p, &t);
-            else if (text_is(&t, "inf") || text_is(&t, "-inf") || text_is(&t, "nan"))
-                t.kind = T_FLOAT, t.f = t.s[0] == 'n' ? NAN : t.s[0] == '-' ? -INFINITY : INFINITY;
-            else if (c == '-') {
-                err(p, t.loc, "unexpected '%.*s'", TXT(&t));
-                continue;
-            }
-            break;
-        }
-        /* a run of bytes that cannot start a token: one error for all */
-        size_t n = 1;
-        for (int d; (d = at(p, n)) >= 0 && !(d && strchr(" \t\r\n%@\"-/(){}[]<>,:=", d)) && !is_name_char(d);)
-            n++;
-        if (c >= 0x21 && c < 0x7f)
-            err(p, t.loc, "unexpected character '%c'", c);
-        else
-            err(p, t.loc, "unexpected byte 0x%02x", (unsigned)c);
-        skip_n(p, n);
-    }
-    p->lbrace = (t.nl ? 0 : p->lbrace) + (t.kind == T_LBRACE) - (t.kind == T_RBRACE);
-    p->bol = 0, p->cur = t, p->bad = bad, p->lexing = 0;
 }
 
 /* ---- names ---- */
@@ -360,7 +85,7 @@ static Sym *map_add(P *p, Map *mp, const char *s, size_t n)
     if ((mp->n + 1) * 2 > mp->cap) {
         size_t nc = mp->cap ? mp->cap * 2 : 256;
         Sym *ne = calloc(nc, sizeof *ne);
-        if (!ne) return oom(p), NULL;
+        if (!ne) return lex_oom(p), NULL;
         for (size_t i = 0; i < mp->cap; i++)
             if (mp->e[i].s)
                 *map_slot(ne, nc, mp->e[i].s, mp->e[i].n) = mp->e[i];
@@ -381,7 +106,7 @@ static Sym *define(P *p, const Tok *t, int state)
     Sym *s = map_find(&p->syms, t->s, t->n);
     if (s && s->state != S_UNDEF) {
         TirLoc prev = s->loc;
-        err(p, t->loc, "redefinition of '%%%.*s'", TXT(t));
+        lex_err(p, t->loc, "redefinition of '%%%.*s'", TXT(t));
         if (!p->stop && !p->lexerr)
             diag_note(p->d, prev, "previous definition of '%%%.*s' is here", TXT(t));
         return NULL;
@@ -409,15 +134,15 @@ static uint32_t use(P *p, const Tok *t)
     for (int i = p->depth; s && i >= 0 && !open; i--)
         open = p->scope[i] == s->scope;
     if (!s) {
-        err(p, t->loc, "use of undefined value '%%%.*s'", TXT(t));
+        lex_err(p, t->loc, "use of undefined value '%%%.*s'", TXT(t));
         if ((s = map_add(p, &p->syms, t->s, t->n))) /* later uses stay quiet */
             s->state = S_UNDEF, s->loc = t->loc;
     } else if (s->state == S_PENDING)
-        err(p, t->loc, "use of '%%%.*s' in its own definition", TXT(t));
+        lex_err(p, t->loc, "use of '%%%.*s' in its own definition", TXT(t));
     else if (s->state == S_LOOP)
-        err(p, t->loc, "use of '%%%.*s' inside the loop that defines it", TXT(t));
+        lex_err(p, t->loc, "use of '%%%.*s' inside the loop that defines it", TXT(t));
     else if (s->state == S_DEF && !open)
-        err(p, t->loc, "'%%%.*s' is defined inside a loop body and is not visible here", TXT(t));
+        lex_err(p, t->loc, "'%%%.*s' is defined inside a loop body and is not visible here", TXT(t));
     else
         return s->val;
     return 0;
@@ -448,7 +173,7 @@ static const char *got(P *p, char *buf, size_t sz, int eol)
 static int expect(P *p, int kind, const char *msg)
 {
     if (p->cur.kind != kind) FAIL(here(p), "%s", msg);
-    next(p);
+    lex_next(p);
     return 1;
 }
 
@@ -466,7 +191,7 @@ static void skip_balanced(P *p)
     do {
         if (is(p, T_LBRACE) || is(p, T_RBRACE))
             depth = is(p, T_LBRACE) ? depth + 1 : depth - 1;
-        next(p);
+        lex_next(p);
     } while (depth && !is(p, T_EOF) && !p->stop && !at_kernel(p));
 }
 
@@ -477,7 +202,7 @@ static void skip_balanced(P *p)
 static void resync(P *p)
 {
     size_t depth = 0;
-    for (; !is(p, T_EOF) && !p->stop && !at_kernel(p); next(p)) {
+    for (; !is(p, T_EOF) && !p->stop && !at_kernel(p); lex_next(p)) {
         if (depth == 0 && p->cur.nl && stmt_start(p)) return;
         if (is(p, T_LBRACE))
             depth++;
@@ -495,9 +220,9 @@ static int looks_like_def(P *p)
     int r = 0;
     p->quiet = 1;
     while (is(p, T_VALUE)) {
-        next(p);
+        lex_next(p);
         if ((r = is(p, T_EQ)) || !is(p, T_COMMA)) break;
-        next(p);
+        lex_next(p);
     }
     save.str = p->str; /* the only state lexing may have reallocated */
     *p = save;
@@ -521,7 +246,7 @@ static int parse_operand(P *p)
         FAIL(here(p), "expected an operand (a %%name or a number), got %s", got(p, buf, sizeof buf, 1));
     if (!grow(p, (void **)&p->ops, &p->cap_ops, p->nops + 1, sizeof *p->ops)) return 0;
     p->ops[p->nops++] = o;
-    next(p);
+    lex_next(p);
     return 1;
 }
 
@@ -530,7 +255,7 @@ static int parse_operands(P *p)
     char buf[64];
     if (!parse_operand(p)) return 0;
     while (is(p, T_COMMA)) {
-        next(p);
+        lex_next(p);
         if (p->cur.nl && is(p, T_VALUE) && looks_like_def(p)) /* the next statement: one is missing */
             FAIL(here(p), "expected an operand after ',', got %s", got(p, buf, sizeof buf, 1));
         if (!parse_operand(p)) return 0;
@@ -563,31 +288,33 @@ static int parse_tile(P *p, TirType *t)
     char spec[72];
     size_t n = 0;
     TirLoc loc = p->cur.loc;
-    for (; (is(p, T_INT) || is(p, T_WORD)) && n + p->cur.n < 64; next(p))
+    for (; (is(p, T_INT) || is(p, T_WORD)) && n + p->cur.n < 64; lex_next(p))
         memcpy(spec + n, p->cur.s, p->cur.n), n += p->cur.n;
     spec[n] = 0;
     if (!expect(p, T_GT, "expected '>' to close the tile type")) return 0;
     uint64_t dim[2] = {0, 0};
-    const char *s = spec;
+    const char *s = spec, *ds[2];
+    int dn[2];
     for (int k = 0; k < 2; k++) {
-        const char *s0 = s;
-        for (; is_digit(*s); s++)
+        const char *s0 = ds[k] = s;
+        for (; is_digit(*s); s++) /* saturates: beyond 1e8 only "too big" matters */
             dim[k] = dim[k] < 100000000 ? dim[k] * 10 + (uint64_t)(*s - '0') : dim[k];
+        dn[k] = (int)(s - s0);
         if (s == s0 || *s++ != 'x')
-            return err(p, loc, "malformed tile type 'tile<%s>'; expected tile<ROWSxCOLSxELEM>, e.g. tile<64x64xf32>",
-                       spec), 1;
+            return lex_err(p, loc, "malformed tile type 'tile<%s>'; expected tile<ROWSxCOLSxELEM>, "
+                           "e.g. tile<64x64xf32>", spec), 1;
     }
     TirElem e = elem_lookup(s, strlen(s));
-    if (!e) return err(p, loc, "unknown element type '%s'", s), 1;
-    for (int k = 0; k < 2; k++) {
-        if (dim[k] == 0 || (dim[k] & (dim[k] - 1)))
-            return err(p, loc, "tile dimension %llu is not a power of two", (unsigned long long)dim[k]), 1;
+    if (!e) return lex_err(p, loc, "unknown element type '%s'", s), 1;
+    for (int k = 0; k < 2; k++) { /* the dimension as written, not a saturated value */
+        if (dim[k] < 100000000 && (dim[k] == 0 || (dim[k] & (dim[k] - 1))))
+            return lex_err(p, loc, "tile dimension %.*s is not a power of two", dn[k], ds[k]), 1;
         if (dim[k] > TIR_MAX_TILE_DIM)
-            return err(p, loc, "tile dimension %llu exceeds %u", (unsigned long long)dim[k], TIR_MAX_TILE_DIM), 1;
+            return lex_err(p, loc, "tile dimension %.*s exceeds %u", dn[k], ds[k], TIR_MAX_TILE_DIM), 1;
     }
     if (dim[0] * dim[1] > TIR_MAX_TILE_ELEMS)
-        return err(p, loc, "tile<%s> has %llu elements; at most %u are allowed", spec,
-                   (unsigned long long)(dim[0] * dim[1]), TIR_MAX_TILE_ELEMS), 1;
+        return lex_err(p, loc, "tile<%s> has %llu elements; at most %u are allowed", spec,
+                       (unsigned long long)(dim[0] * dim[1]), TIR_MAX_TILE_ELEMS), 1;
     *t = tir_tile(e, (uint32_t)dim[0], (uint32_t)dim[1]);
     return 1;
 }
@@ -600,30 +327,30 @@ static int parse_type(P *p, TirType *t)
     Tok w = p->cur;
     *t = NONE_T;
     if (!is(p, T_WORD) || p->cur.nl) FAIL(here(p), "expected a type, got %s", got(p, buf, sizeof buf, 1));
-    next(p);
+    lex_next(p);
     TirElem e = elem_lookup(w.s, w.n);
     if (e == ELEM_I32 || e == ELEM_I64 || e == ELEM_F32) return *t = tir_scalar(e), 1;
     if (e)
-        return err(p, w.loc, "'%.*s' is not a scalar type (scalars are i32, i64 and f32; use a tile)", TXT(&w)), 1;
+        return lex_err(p, w.loc, "'%.*s' is not a scalar type (scalars are i32, i64 and f32; use a tile)", TXT(&w)), 1;
     if (text_is(&w, "tile")) return expect(p, T_LT, "expected '<' after 'tile'") && parse_tile(p, t);
     if (text_is(&w, "ptr")) {
         if (!expect(p, T_LT, "expected '<' after 'ptr'")) return 0;
         Tok el = p->cur;
         if (!is(p, T_WORD)) FAIL(here(p), "expected an element type after 'ptr<'");
-        next(p);
+        lex_next(p);
         if (!expect(p, T_GT, "expected '>' after the element type")) return 0;
-        if (!(e = elem_lookup(el.s, el.n))) return err(p, el.loc, "unknown element type '%.*s'", TXT(&el)), 1;
+        if (!(e = elem_lookup(el.s, el.n))) return lex_err(p, el.loc, "unknown element type '%.*s'", TXT(&el)), 1;
         return *t = (TirType){.kind = TY_PTR, .elem = (uint8_t)e}, 1;
     }
     if (text_is(&w, "view"))
-        err(p, w.loc, "view types cannot be written; a view gets its type from its 'view' op");
+        lex_err(p, w.loc, "view types cannot be written; a view gets its type from its 'view' op");
     else
-        err(p, w.loc, "unknown type '%.*s'", TXT(&w));
+        lex_err(p, w.loc, "unknown type '%.*s'", TXT(&w));
     if (is(p, T_LT)) /* skip a parameter list such as tiel<64x64xf32> */
         while (!is(p, T_EOF) && !is(p, T_GT) && !p->cur.nl)
-            next(p);
+            lex_next(p);
     if (is(p, T_GT))
-        next(p);
+        lex_next(p);
     return 1;
 }
 
@@ -638,58 +365,12 @@ static void push_inst(P *p, uint32_t i)
 static uint32_t new_inst(P *p, TirOp op, TirLoc loc, const uint32_t *args, uint32_t n)
 {
     if (p->m->ninsts + 1 > TIR_MAX_INSTS) {
-        err(p, loc, "too many instructions (the limit is %u)", TIR_MAX_INSTS);
+        lex_err(p, loc, "too many instructions (the limit is %u)", TIR_MAX_INSTS);
         return p->stop = 1, 0;
     }
     uint32_t i = tir_build(p->m, op, loc, NONE_T, args, n);
-    if (!i || p->m->oom) return oom(p), 0;
+    if (!i || p->m->oom) return lex_oom(p), 0;
     return i;
-}
-
-/* The value of literal t as element type e: integer bits in *iv, float
- * (rounded to f32, the widest float) in *fv. A hexadecimal literal where a
- * float is expected is the f32 bit pattern. */
-static int lit_value(P *p, const Tok *t, TirElem e, int64_t *iv, double *fv)
-{
-    *iv = 0, *fv = 0;
-    if (t->bad || e == ELEM_NONE) return 1;
-    if (!tir_elem_is_float(e)) {
-        int64_t v = t->i;
-        if (t->kind != T_INT) FAIL(t->loc, "expected an integer for %s, got '%.*s'", tir_elem_name(e), TXT(t));
-        if (e == ELEM_I32 && t->hex && (uint64_t)v > 0xffffffffu)
-            FAIL(t->loc, "'%.*s' does not fit in 32 bits", TXT(t));
-        if (e == ELEM_I32 && t->hex)
-            v = v > INT32_MAX ? v - 0x100000000LL : v;
-        else if (e == ELEM_I32 && (v < INT32_MIN || v > INT32_MAX))
-            FAIL(t->loc, "integer %lld does not fit in i32", (long long)v);
-        *iv = v, *fv = (double)v;
-        return 1;
-    }
-    if (t->kind == T_INT && t->hex) {
-        uint32_t bits = (uint32_t)t->i;
-        float f;
-        if ((uint64_t)t->i > 0xffffffffu)
-            FAIL(t->loc, "hexadecimal float literal '%.*s' must be a 32-bit pattern", TXT(t));
-        memcpy(&f, &bits, sizeof f);
-        *fv = f;
-        return 1;
-    }
-    double x = t->kind == T_INT ? (double)t->i : t->f;
-    if (isfinite(x) && fabs(x) >= 0x1.ffffffp127) /* rounds to inf as f32 */
-        FAIL(t->loc, "'%.*s' is out of range for f32", TXT(t));
-    *fv = (double)(float)x;
-    return 1;
-}
-
-/* full and padding of an integer tile keep the value in a double: it must
- * be exact there. */
-static int lit_fval(P *p, const Tok *t, TirElem e, double *fv)
-{
-    int64_t iv;
-    if (!lit_value(p, t, e, &iv, fv)) return 0;
-    if (!tir_elem_is_float(e) && !t->bad && (*fv >= 9223372036854775808.0 || (int64_t)*fv != iv))
-        FAIL(t->loc, "integer %lld cannot be held exactly here (values are stored as doubles)", (long long)iv);
-    return 1;
 }
 
 /* Turns the operands in p->ops into value indices in p->args, emitting a
@@ -701,7 +382,7 @@ static int resolve(P *p, TirOp op, TirType written, uint32_t loop)
     size_t n = p->nops;
     uint8_t *lit;
     if (!grow(p, (void **)&p->args, &p->cap_args, n + 1, sizeof *p->args)) return 0;
-    if (!(lit = realloc(p->islit, p->cap_args))) return oom(p), 0;
+    if (!(lit = realloc(p->islit, p->cap_args))) return lex_oom(p), 0;
     p->islit = lit;
     int pois = 0;
     for (size_t j = 0; j < n; j++) {
@@ -733,11 +414,11 @@ static int resolve(P *p, TirOp op, TirType written, uint32_t loop)
         double fv;
         uint32_t i, v;
         if (!lit[j]) continue;
-        if (!lit_value(p, &p->ops[j].t, (TirElem)t.elem, &iv, &fv) ||
+        if (!lex_lit_value(p, &p->ops[j].t, (TirElem)t.elem, &iv, &fv) ||
             !(i = new_inst(p, OP_CONST, p->ops[j].t.loc, NULL, 0)))
             return 0;
         m->insts[i].type = t, m->insts[i].i64 = iv, m->insts[i].fval = tir_elem_is_float((TirElem)t.elem) ? fv : 0;
-        if (!(v = tir_add_value(m, t, VAL_RESULT, i, 0, 0))) return oom(p), 0;
+        if (!(v = tir_add_value(m, t, VAL_RESULT, i, 0, 0))) return lex_oom(p), 0;
         m->insts[i].result = v, m->insts[i].nresults = 1;
         push_inst(p, i);
         p->args[j] = v;
@@ -759,7 +440,7 @@ static void finish(P *p, uint32_t i, int ok, const Tok *name)
     if (tir_ops[m->insts[i].op].flags & OPF_RESULT) {
         m->insts[i].type = r;
         if (r.kind != TY_NONE && name) {
-            if (!(v = tir_add_value(m, r, VAL_RESULT, i, 0, name_str(p, name)))) return oom(p);
+            if (!(v = tir_add_value(m, r, VAL_RESULT, i, 0, name_str(p, name)))) return lex_oom(p);
             m->insts[i].result = v, m->insts[i].nresults = 1;
         }
         if (name)
@@ -774,25 +455,25 @@ static void finish(P *p, uint32_t i, int ok, const Tok *name)
  * line, so that resync does not take it for the end of the block. */
 static int parse_attrs(P *p, Attr *a, int *na)
 {
-    for (next(p);; next(p)) {
+    for (lex_next(p);; lex_next(p)) {
         Attr x = {.name = p->cur};
         if (!is(p, T_WORD)) {
-            err(p, here(p), "expected an attribute name");
+            lex_err(p, here(p), "expected an attribute name");
             break;
         }
-        next(p);
+        lex_next(p);
         if (!expect(p, T_EQ, "expected '=' after the attribute name")) break;
         if (!is(p, T_WORD) && !is(p, T_INT) && !is(p, T_FLOAT)) {
-            err(p, here(p), "expected an attribute value");
+            lex_err(p, here(p), "expected an attribute value");
             break;
         }
         x.val = p->cur;
-        next(p);
+        lex_next(p);
         for (int j = 0; j < *na; j++)
             if (a[j].name.n == x.name.n && !memcmp(a[j].name.s, x.name.s, x.name.n))
-                err(p, x.name.loc, "duplicate attribute '%.*s'", TXT(&x.name));
+                lex_err(p, x.name.loc, "duplicate attribute '%.*s'", TXT(&x.name));
         if (*na == 4)
-            err(p, x.name.loc, "too many attributes");
+            lex_err(p, x.name.loc, "too many attributes");
         else
             a[(*na)++] = x;
         if (is(p, T_COMMA)) continue;
@@ -800,9 +481,9 @@ static int parse_attrs(P *p, Attr *a, int *na)
         break;
     }
     while (!is(p, T_EOF) && !p->cur.nl && !is(p, T_RBRACE))
-        next(p);
+        lex_next(p);
     if (is(p, T_RBRACE) && !p->cur.nl)
-        next(p);
+        lex_next(p);
     return 0;
 }
 
@@ -817,28 +498,28 @@ static void apply_attrs(P *p, TirOp op, const Attr *at, int na, TirType w, int32
         int v = -1;
         if (op == OP_DOT && text_is(an, "precision")) {
             if (av->kind != T_WORD || !(v = (int)tir_precision_lookup(av->s, av->n)))
-                err(p, av->loc, "unknown precision '%.*s'; expected ieee, tf32-trunc, tf32-rna, tf32-rne or 3xtf32",
-                    TXT(av)), v = -1;
+                lex_err(p, av->loc, "unknown precision '%.*s'; expected ieee, tf32-trunc, tf32-rna, tf32-rne or 3xtf32",
+                        TXT(av)), v = -1;
         } else if (op == OP_DOT && text_is(an, "accumulate")) {
             if (av->kind != T_WORD || !text_is(av, "rn"))
-                err(p, av->loc, "unknown accumulation '%.*s'; expected rn", TXT(av));
+                lex_err(p, av->loc, "unknown accumulation '%.*s'; expected rn", TXT(av));
             else
                 *flags |= TIR_DOT_ACC_RN;
         } else if (op == OP_ROUND_TF32 && text_is(an, "mode")) {
             if (av->kind != T_WORD || (v = tir_round_lookup(av->s, av->n)) < 0)
-                err(p, av->loc, "unknown rounding mode '%.*s'; expected trunc, rna or rne", TXT(av)), v = -1;
+                lex_err(p, av->loc, "unknown rounding mode '%.*s'; expected trunc, rna or rne", TXT(av)), v = -1;
         } else if ((op == OP_REDUCE_SUM || op == OP_REDUCE_MAX) && text_is(an, "axis")) {
             if (av->kind != T_INT || av->i < 0 || av->i > 1)
-                err(p, av->loc, "%s: axis must be 0 or 1, got '%.*s'", opn, TXT(av));
+                lex_err(p, av->loc, "%s: axis must be 0 or 1, got '%.*s'", opn, TXT(av));
             else
                 v = (int)av->i;
         } else if (op == OP_LOAD && text_is(an, "padding")) {
             if (av->kind != T_INT && av->kind != T_FLOAT)
-                err(p, av->loc, "load: padding must be a number, got '%.*s'", TXT(av));
+                lex_err(p, av->loc, "load: padding must be a number, got '%.*s'", TXT(av));
             else if (w.kind == TY_TILE)
-                lit_fval(p, av, (TirElem)w.elem, fval);
+                lex_lit_fval(p, av, (TirElem)w.elem, fval);
         } else {
-            err(p, an->loc, "unknown attribute '%.*s' for %s", TXT(an), opn);
+            lex_err(p, an->loc, "unknown attribute '%.*s' for %s", TXT(an), opn);
         }
         if (v >= 0)
             *ival = v, *have = 1;
@@ -862,19 +543,19 @@ static int parse_op(P *p, const Tok *name)
     if (!is(p, T_WORD)) FAIL(here(p), "expected an operation after '=', got %s", got(p, buf, sizeof buf, 1));
     if (op == OP_NONE) FAIL(optok.loc, "unknown operation '%.*s'", TXT(&optok));
     if (!(tir_ops[op].flags & OPF_RESULT)) FAIL(optok.loc, "'%s' does not produce a value", opn);
-    next(p);
+    lex_next(p);
     p->nops = 0;
     if (op == OP_CONST || op == OP_FULL) {
         if (!is(p, T_INT) && !is(p, T_FLOAT))
             FAIL(here(p), "%s needs a number, e.g. '%s 1.0 : %s'", opn, opn, op == OP_CONST ? "f32" : "tile<4x4xf32>");
         num = p->cur;
-        next(p);
+        lex_next(p);
     } else if (op == OP_PROGRAM_ID || op == OP_NUM_PROGRAMS) {
         if (!is(p, T_INT)) FAIL(here(p), "%s needs an axis: 0, 1 or 2", opn);
         if (p->cur.i < 0 || p->cur.i > 2)
-            err(p, p->cur.loc, "%s: axis must be 0, 1 or 2, got %.*s", opn, TXT(&p->cur));
+            lex_err(p, p->cur.loc, "%s: axis must be 0, 1 or 2, got %.*s", opn, TXT(&p->cur));
         ival = (int32_t)p->cur.i;
-        next(p);
+        lex_next(p);
     } else if (op == OP_VIEW) {
         TirLoc lb = {0, 0}, sl;
         if (!parse_operand(p) || (lb = p->cur.loc, 0) ||
@@ -882,12 +563,12 @@ static int parse_op(P *p, const Tok *name)
             return 0;
         size_t nd = p->nops - 1;
         if (sl = p->cur.loc, !is_word(p, "strides")) FAIL(here(p), "expected 'strides' after the extents");
-        next(p);
+        lex_next(p);
         if (!parse_index(p, "expected '[' after 'strides'", "expected ']' after the strides")) return 0;
         if (p->nops - 1 - nd != nd)
-            err(p, sl, "view: %zu extents but %zu strides", nd, p->nops - 1 - nd);
+            lex_err(p, sl, "view: %zu extents but %zu strides", nd, p->nops - 1 - nd);
         else if (nd != 2 && nd != 3)
-            err(p, lb, "view: rank must be 2 or 3, got %zu", nd);
+            lex_err(p, lb, "view: rank must be 2 or 3, got %zu", nd);
         ival = (int32_t)nd;
     } else if (op == OP_LOAD) {
         if (!parse_operand(p) || !parse_index(p, "expected '[' and indices after the view", "expected ']' after index"))
@@ -895,14 +576,14 @@ static int parse_op(P *p, const Tok *name)
     } else if (op == OP_INLINE_PTX) {
         if (!is(p, T_STRING)) FAIL(here(p), "inline_ptx needs a PTX template string");
         str = tir_add_string(p->m, p->str.data ? p->str.data : "", p->str.len);
-        next(p);
+        lex_next(p);
         if (operand_start(p) && !parse_operands(p)) return 0;
     } else if (tir_ops[op].nargs != 0 && operand_start(p) && !parse_operands(p)) {
         return 0;
     }
     if (is(p, T_LBRACE) && !parse_attrs(p, at, &na)) return 0;
     if (is(p, T_COLON)) {
-        next(p);
+        lex_next(p);
         if (!parse_type(p, &w)) return 0;
         p->bad |= w.kind == TY_NONE;
     } else if (tir_ops[op].flags & OPF_TYPED) {
@@ -912,13 +593,13 @@ static int parse_op(P *p, const Tok *name)
         return 0;
     apply_attrs(p, op, at, na, w, &ival, &iv, &fval, &have);
     if (op == OP_ROUND_TF32 && !have && !p->bad)
-        err(p, optok.loc, "round_tf32 needs a rounding mode: {mode = rna}, {mode = rne} or {mode = trunc}");
+        lex_err(p, optok.loc, "round_tf32 needs a rounding mode: {mode = rna}, {mode = rne} or {mode = trunc}");
     if ((op == OP_REDUCE_SUM || op == OP_REDUCE_MAX) && !have && !p->bad)
-        err(p, optok.loc, "%s needs an axis: {axis = 0} or {axis = 1}", opn);
+        lex_err(p, optok.loc, "%s needs an axis: {axis = 0} or {axis = 1}", opn);
     if (op == OP_CONST && w.kind == TY_SCALAR)
-        lit_value(p, &num, (TirElem)w.elem, &iv, &fval);
+        lex_lit_value(p, &num, (TirElem)w.elem, &iv, &fval);
     if (op == OP_FULL && w.kind == TY_TILE)
-        lit_fval(p, &num, (TirElem)w.elem, &fval);
+        lex_lit_fval(p, &num, (TirElem)w.elem, &fval);
     int r = resolve(p, op, w, 0);
     if (r == 0 || !(i = new_inst(p, op, optok.loc, p->args, (uint32_t)p->nops)))
         return 1; /* reported; the statement was read to its end */
@@ -933,26 +614,27 @@ static int parse_effect(P *p, TirOp op)
 {
     TirLoc loc = p->cur.loc;
     uint32_t loop = p->loop[p->depth], i;
-    next(p);
+    lex_next(p);
     p->nops = 0;
     if (op == OP_STORE &&
         (!parse_operand(p) || !expect(p, T_COMMA, "expected ',' after the stored tile") || !parse_operand(p) ||
          !parse_index(p, "expected '[' and indices after the view", "expected ']' after index")))
         return 0;
     if (op == OP_YIELD && operand_start(p) && !parse_operands(p)) return 0;
-    if (op == OP_YIELD && !loop) return err(p, loc, "'yield' outside a loop body"), 1;
+    if (op == OP_YIELD && !loop) return lex_err(p, loc, "'yield' outside a loop body"), 1;
     int r = resolve(p, op, NONE_T, loop);
     if (r == 1 && op == OP_YIELD) { /* the loop's carried types: the verifier's rule, at the yield */
         const TirInst *f = &p->m->insts[loop];
         uint32_t ncarry = f->nargs - 3;
         if (p->nops != ncarry)
-            err(p, loc, "yield gives %zu value%s but the loop carries %u", p->nops, p->nops == 1 ? "" : "s", ncarry);
+            lex_err(p, loc, "yield gives %zu value%s but the loop carries %u", p->nops, p->nops == 1 ? "" : "s",
+                    ncarry);
         for (uint32_t k = 0; k < ncarry && p->nops == ncarry && !p->bad; k++) {
             TirType want = p->m->values[p->m->pool[f->args + 3 + k]].type, have = p->m->values[p->args[k]].type;
             char b1[48], b2[48];
             if (want.kind != TY_NONE && !tir_type_eq(want, have))
-                err(p, loc, "yield: value %u has type %s but the loop carries %s", k + 1,
-                    tir_type_str(have, b1, sizeof b1), tir_type_str(want, b2, sizeof b2));
+                lex_err(p, loc, "yield: value %u has type %s but the loop carries %s", k + 1,
+                        tir_type_str(have, b1, sizeof b1), tir_type_str(want, b2, sizeof b2));
         }
     }
     if (r && (i = new_inst(p, op, loc, p->args, (uint32_t)p->nops)))
@@ -967,54 +649,54 @@ static int parse_for(P *p, size_t nbase, size_t nnames)
 {
     TirModule *m = p->m;
     TirLoc floc = p->cur.loc;
-    next(p);
+    lex_next(p);
     p->nops = 0;
     Tok iv = p->cur;
     if (!is(p, T_VALUE)) FAIL(here(p), "expected the induction variable ('%%i') after 'for'");
-    next(p);
+    lex_next(p);
     if (!expect(p, T_EQ, "expected '=' after the induction variable") || !parse_operand(p)) return 0;
     if (!is_word(p, "to")) FAIL(here(p), "expected 'to' after the lower bound");
-    next(p);
+    lex_next(p);
     if (!parse_operand(p)) return 0;
     if (!is_word(p, "step")) FAIL(here(p), "expected 'step' after the upper bound");
-    next(p);
+    lex_next(p);
     if (!parse_operand(p)) return 0;
     size_t ibase = p->nnames;
     if (is_word(p, "iter")) {
-        next(p);
+        lex_next(p);
         if (!expect(p, T_LPAREN, "expected '(' after 'iter'"))
             return 0;
         do {
             if (!is(p, T_VALUE)) FAIL(here(p), "expected a carried value ('%%name = init')");
             if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names)) return 0;
             p->names[p->nnames++] = p->cur;
-            next(p);
+            lex_next(p);
             if (!expect(p, T_EQ, "expected '=' and an initial value after the carried value's name") ||
                 !parse_operand(p))
                 return 0;
-        } while (is(p, T_COMMA) && (next(p), 1));
+        } while (is(p, T_COMMA) && (lex_next(p), 1));
         if (!expect(p, T_RPAREN, "expected ',' or ')' after the carried value"))
             return 0;
     }
     int brace = is(p, T_LBRACE);
     if (!brace) { /* a forgotten '{' before the body's first line: read on */
-        err(p, here(p), "expected '{' to start the loop body");
+        lex_err(p, here(p), "expected '{' to start the loop body");
         if (!(p->cur.nl && stmt_start(p))) return 0;
     }
     uint32_t ncarry = (uint32_t)(p->nops - 3);
     if (nnames != ncarry)
-        err(p, nnames ? p->names[nbase].loc : floc, "for carries %u value%s but %zu name%s given", ncarry,
-            ncarry == 1 ? "" : "s", nnames, nnames == 1 ? " is" : "s are");
+        lex_err(p, nnames ? p->names[nbase].loc : floc, "for carries %u value%s but %zu name%s given", ncarry,
+                ncarry == 1 ? "" : "s", nnames, nnames == 1 ? " is" : "s are");
     int r = p->depth >= TIR_MAX_NESTING ? 0 : resolve(p, OP_FOR, NONE_T, 0);
     if (p->depth >= TIR_MAX_NESTING)
-        err(p, floc, "loops are nested more than %d deep", TIR_MAX_NESTING);
+        lex_err(p, floc, "loops are nested more than %d deep", TIR_MAX_NESTING);
     if (r == 0) { /* too deep, or a literal init: skip the body rather than guess */
         if (brace)
             skip_balanced(p);
         return brace;
     }
     uint32_t i = new_inst(p, OP_FOR, floc, p->args, (uint32_t)p->nops), block = i ? tir_add_block(m) : 0;
-    if (!block) return oom(p), 1;
+    if (!block) return lex_oom(p), 1;
     m->blocks[block].parent = i, m->insts[i].body = block;
     /* body arguments (p->args is free: the operands are in the pool), then
      * the results: consecutive values of the carried types */
@@ -1029,7 +711,7 @@ static int parse_for(P *p, size_t nbase, size_t nnames)
         uint32_t v = tir_add_value(m, m->values[m->pool[m->insts[i].args + 3 + k]].type, VAL_RESULT, i, k, 0);
         first = k ? first : v;
     }
-    if (m->oom) return oom(p), 1;
+    if (m->oom) return lex_oom(p), 1;
     m->insts[i].result = first, m->insts[i].nresults = ncarry;
     TirType ignored;
     if (r == 1 && !p->bad)
@@ -1063,14 +745,14 @@ static int parse_stmt(P *p, int *yielded)
     p->bad = p->lexerr = 0;
     if (is(p, T_VALUE)) {
         int eq = 1;
-        for (;; next(p)) {
+        for (;; lex_next(p)) {
             if (!is(p, T_VALUE)) {
-                err(p, here(p), "expected a name after ','"), eq = 0;
+                lex_err(p, here(p), "expected a name after ','"), eq = 0;
                 break;
             }
             if (!grow(p, (void **)&p->names, &p->cap_names, p->nnames + 1, sizeof *p->names)) return 0;
             p->names[p->nnames++] = p->cur, nn++;
-            next(p);
+            lex_next(p);
             if (!is(p, T_COMMA)) break;
         }
         eq = eq && expect(p, T_EQ, nn > 1 ? "expected '=' after the names" : "expected '=' after the name");
@@ -1080,7 +762,7 @@ static int parse_stmt(P *p, int *yielded)
                 define(p, t, is_word(p, "for") ? S_LOOP : S_PENDING);
         }
         if (eq && nn > 1 && !is_word(p, "for"))
-            err(p, p->names[nbase + 1].loc, "only 'for' defines several values");
+            lex_err(p, p->names[nbase + 1].loc, "only 'for' defines several values");
         if (eq)
             ok = is_word(p, "for") ? parse_for(p, nbase, nn) : parse_op(p, &p->names[nbase]);
     } else if (is_word(p, "store") || is_word(p, "yield")) {
@@ -1089,9 +771,9 @@ static int parse_stmt(P *p, int *yielded)
     } else if (is_word(p, "for")) {
         ok = parse_for(p, nbase, 0);
     } else if (is(p, T_WORD) && tir_op_lookup(p->cur.s, p->cur.n)) {
-        err(p, p->cur.loc, "'%.*s' produces a value; write '%%name = %.*s ...'", TXT(&p->cur), TXT(&p->cur));
+        lex_err(p, p->cur.loc, "'%.*s' produces a value; write '%%name = %.*s ...'", TXT(&p->cur), TXT(&p->cur));
     } else {
-        err(p, p->cur.loc, "expected a statement, got %s", got(p, buf, sizeof buf, 0));
+        lex_err(p, p->cur.loc, "expected a statement, got %s", got(p, buf, sizeof buf, 0));
     }
     for (size_t k = 0; k < nn; k++) { /* names whose statement failed: poison */
         Sym *s = map_find(&p->syms, p->names[nbase + k].s, p->names[nbase + k].n);
@@ -1111,42 +793,42 @@ static int parse_block(P *p, uint32_t block, uint32_t loop, int brace)
     size_t base = p->ninsts;
     int yielded = 0, after = 0, closed = 0;
     if (brace)
-        next(p);
+        lex_next(p);
     while (!p->stop) {
         if (is(p, T_RBRACE)) {
             if (loop && !yielded)
-                err(p, p->cur.loc, "a loop body must end with 'yield'");
-            next(p);
+                lex_err(p, p->cur.loc, "a loop body must end with 'yield'");
+            lex_next(p);
             closed = 1;
             break;
         }
         if (is(p, T_EOF) || at_kernel(p)) {
             if (!p->eof_reported)
-                err(p, here(p), "expected '}' to close the block opened at %u:%u", open.line, open.col);
+                lex_err(p, here(p), "expected '}' to close the block opened at %u:%u", open.line, open.col);
             p->eof_reported = 1;
             break;
         }
         if (yielded && !after)
-            err(p, p->cur.loc, "'yield' must be the last statement of a loop body"), after = 1;
+            lex_err(p, p->cur.loc, "'yield' must be the last statement of a loop body"), after = 1;
         unsigned long t0 = p->ntok;
         int y = 0;
         if (!parse_stmt(p, &y)) {
             resync(p);
         } else if (!is(p, T_EOF) && !is(p, T_RBRACE) && !stmt_start(p) && !is_word(p, "kernel")) {
             if (!p->bad) /* else the statement's own error explains it */
-                err(p, p->cur.loc, "expected the end of the statement, got %s", got(p, buf, sizeof buf, 0));
+                lex_err(p, p->cur.loc, "expected the end of the statement, got %s", got(p, buf, sizeof buf, 0));
             resync(p);
         }
         yielded |= y;
         if (p->ntok == t0 && !p->stop) /* always make progress */
-            next(p);
+            lex_next(p);
     }
     size_t n = p->ninsts - base;
     p->m->blocks[block].insts = tir_pool_push(p->m, n ? p->insts + base : NULL, (uint32_t)n);
     p->m->blocks[block].ninsts = (uint32_t)n;
     p->ninsts = base;
     if (p->m->oom)
-        oom(p);
+        lex_oom(p);
     return closed;
 }
 
@@ -1155,7 +837,7 @@ static int parse_block(P *p, uint32_t block, uint32_t loop, int brace)
 /* After an error in a kernel's header: skip its body. */
 static void skip_kernel(P *p)
 {
-    for (; !is(p, T_EOF) && !p->stop && !at_kernel(p); next(p))
+    for (; !is(p, T_EOF) && !p->stop && !at_kernel(p); lex_next(p))
         if (is(p, T_LBRACE)) return skip_balanced(p);
 }
 
@@ -1168,23 +850,23 @@ static int kernel_attr(P *p, TirKernel *k, int *seen)
         FAIL(here(p), "expected '{' or a kernel attribute (grid(...) or warps(...)), got %s",
              got(p, buf, sizeof buf, 1));
     if (seen[grid]++) FAIL(p->cur.loc, "duplicate %s attribute", grid ? "grid" : "warps");
-    next(p);
+    lex_next(p);
     if (!expect(p, T_LPAREN, "expected '('"))
         return 0;
     for (int n = 0;; n++) {
         Tok t = p->cur;
         if (!is(p, T_INT)) FAIL(here(p), "expected an integer");
-        next(p);
+        lex_next(p);
         if (grid && (t.i < 1 || t.i > 2147483647))
-            err(p, t.loc, "grid size must be between 1 and 2147483647, got %.*s", TXT(&t));
+            lex_err(p, t.loc, "grid size must be between 1 and 2147483647, got %.*s", TXT(&t));
         else if (grid)
             k->grid[n] = (uint32_t)t.i;
         else if (t.i != 1 && t.i != 2 && t.i != 4 && t.i != 8 && t.i != 16)
-            err(p, t.loc, "warps must be 1, 2, 4, 8 or 16, got %.*s", TXT(&t));
+            lex_err(p, t.loc, "warps must be 1, 2, 4, 8 or 16, got %.*s", TXT(&t));
         else
             k->warps = (uint32_t)t.i;
         if (!grid || n == 2 || !is(p, T_COMMA)) break;
-        next(p);
+        lex_next(p);
     }
     return expect(p, T_RPAREN, grid ? "expected ')' after at most three grid sizes" : "expected ')'");
 }
@@ -1193,17 +875,20 @@ static void parse_kernel(P *p)
 {
     TirModule *m = p->m;
     TirLoc kloc = p->cur.loc;
-    next(p);
+    lex_next(p);
     if (p->syms.cap)
         memset(p->syms.e, 0, p->syms.cap * sizeof *p->syms.e), p->syms.n = 0;
     p->eof_reported = p->lexerr = 0;
     Tok kn = p->cur;
-    if (!is(p, T_KNAME)) return err(p, here(p), "expected a kernel name ('@name') after 'kernel'"), skip_kernel(p);
-    next(p);
+    if (!is(p, T_KNAME)) return lex_err(p, here(p), "expected a kernel name ('@name') after 'kernel'"), skip_kernel(p);
+    lex_next(p);
     uint32_t k = tir_add_kernel(m), body = tir_add_block(m);
-    if (k == UINT32_MAX || !body || m->oom) return oom(p);
-    if (map_find(&p->kernels, kn.s, kn.n))
-        err(p, kn.loc, "redefinition of kernel '@%.*s'", TXT(&kn));
+    if (k == UINT32_MAX || !body || m->oom) return lex_oom(p);
+    if (!tir_kernel_name_ok(kn.s, kn.n)) /* it becomes the PTX .entry name: ptxas would reject it */
+        lex_err(p, kn.loc, "kernel name '@%.*s' is not a PTX identifier: use letters, digits and '_', starting "
+                "with a letter or '_' (not WARP_SZ or __tilec_...)", TXT(&kn));
+    else if (map_find(&p->kernels, kn.s, kn.n))
+        lex_err(p, kn.loc, "redefinition of kernel '@%.*s'", TXT(&kn));
     else if (!map_add(p, &p->kernels, kn.s, kn.n)) return;
     m->kernels[k].name = name_str(p, &kn), m->kernels[k].loc = kloc, m->kernels[k].body = body;
     p->depth = 0, p->scope[0] = body, p->loop[0] = 0;
@@ -1213,29 +898,29 @@ static void parse_kernel(P *p)
     while (!is(p, T_RPAREN)) {
         TirType t;
         Tok pn = p->cur;
-        if (!is(p, T_VALUE)) return err(p, here(p), "expected a parameter ('%%name: type')"), skip_kernel(p);
-        next(p);
+        if (!is(p, T_VALUE)) return lex_err(p, here(p), "expected a parameter ('%%name: type')"), skip_kernel(p);
+        lex_next(p);
         int ok = define(p, &pn, S_DEF) != NULL;
         if (!expect(p, T_COLON, "expected ':' and a type after the parameter name") || !parse_type(p, &t))
             return skip_kernel(p);
         if (t.kind == TY_TILE)
-            err(p, pn.loc, "parameter '%%%.*s' must be a pointer or a scalar, not a tile", TXT(&pn));
+            lex_err(p, pn.loc, "parameter '%%%.*s' must be a pointer or a scalar, not a tile", TXT(&pn));
         if ((t.kind == TY_PTR || t.kind == TY_SCALAR) && ok) {
             uint32_t v = tir_add_value(m, t, VAL_PARAM, k, (uint32_t)np, name_str(p, &pn));
-            if (!v || !grow(p, (void **)&p->args, &p->cap_args, np + 1, sizeof *p->args)) return oom(p);
+            if (!v || !grow(p, (void **)&p->args, &p->cap_args, np + 1, sizeof *p->args)) return lex_oom(p);
             p->args[np++] = v;
             bind(p, &pn, v);
         }
         if (is(p, T_COMMA))
-            next(p);
-        else if (!is(p, T_RPAREN)) return err(p, here(p), "expected ',' or ')' after a parameter"), skip_kernel(p);
+            lex_next(p);
+        else if (!is(p, T_RPAREN)) return lex_err(p, here(p), "expected ',' or ')' after a parameter"), skip_kernel(p);
     }
-    next(p);
+    lex_next(p);
     m->kernels[k].params = tir_pool_push(m, p->args, (uint32_t)np), m->kernels[k].nparams = (uint32_t)np;
     int seen[2] = {0, 0}, brace = 1;
     while (!is(p, T_LBRACE) && brace) {
         if (p->cur.nl && stmt_start(p)) /* a forgotten '{': read the body anyway */
-            brace = 0, err(p, here(p), "expected '{' to start the kernel body");
+            brace = 0, lex_err(p, here(p), "expected '{' to start the kernel body");
         else if (!kernel_attr(p, &m->kernels[k], seen)) return skip_kernel(p);
     }
     parse_block(p, body, 0, brace);
@@ -1252,19 +937,19 @@ int tir_parse(TirModule *m, const char *src, size_t len, Diag *d)
     /* numbers are read and written in the C locale whatever the host set */
     locale_t cl = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), old = cl ? uselocale(cl) : (locale_t)0;
     if (m->oom)
-        oom(&p);
-    for (next(&p); !is(&p, T_EOF) && !p.stop;) {
+        lex_oom(&p);
+    for (lex_next(&p); !is(&p, T_EOF) && !p.stop;) {
         if (is_word(&p, "kernel")) {
             parse_kernel(&p);
             continue;
         }
-        err(&p, p.cur.loc, "expected 'kernel', got %s", got(&p, buf, sizeof buf, 0));
+        lex_err(&p, p.cur.loc, "expected 'kernel', got %s", got(&p, buf, sizeof buf, 0));
         do
-            next(&p);
+            lex_next(&p);
         while (!is(&p, T_EOF) && !is_word(&p, "kernel") && !p.stop);
     }
     if (m->oom)
-        oom(&p);
+        lex_oom(&p);
     if (cl)
         uselocale(old), freelocale(cl);
     sb_free(&p.str);

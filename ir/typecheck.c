@@ -239,16 +239,33 @@ static TirType check_inline_ptx(Ck *c)
                        ts(c, w)),
                    none;
     }
-    /* the template is NUL-terminated inside the string pool */
+    /* the template is NUL-terminated inside the string pool. Only $$, $N
+     * and ${N} are accepted: LLVM's asm printer aborts the whole process
+     * (report_fatal_error) on other uses of '$' such as "$x", a trailing
+     * '$', "${1" or "$(", so they must never reach it. */
     for (const char *s = m->strs + c->in->str; *s; s++) {
-        if (*s != '$' || s[1] < '0' || s[1] > '9')
+        if (*s != '$')
             continue;
+        if (s[1] == '$') {
+            s++;
+            continue;
+        }
+        int brace = s[1] == '{';
+        if (s[1 + brace] < '0' || s[1 + brace] > '9')
+            return ERR(c, "inline_ptx: '$' must be followed by an operand number ($0, ${0}) or another '$' "
+                          "(for a literal '$')"),
+                   none;
+        s += brace;
         uint64_t n = 0;
         while (s[1] >= '0' && s[1] <= '9') {
             if (n < 100000)
                 n = n * 10 + (uint64_t)(s[1] - '0');
             s++;
         }
+        if (brace && *++s != '}')
+            return ERR(c, "inline_ptx: '${%llu' must be closed by '}' (operand modifiers are not supported)",
+                       (unsigned long long)n),
+                   none;
         if (n > c->in->nargs)
             return ERR(c, "inline_ptx: the template refers to $%llu but there %s only %u operand%s",
                        (unsigned long long)n, c->in->nargs == 1 ? "is" : "are", c->in->nargs,

@@ -443,6 +443,8 @@ static void check_kernel(Verifier *v, uint32_t ki)
     if (!name) {
         err(v, k->loc, "kernel %u has an invalid name", ki);
         name = "?";
+    } else if (!tir_kernel_name_ok(name, strlen(name))) {
+        err(v, k->loc, "kernel name '@%.60s' is not a PTX identifier", name);
     }
     for (uint32_t j = 0; j < ki; j++) {
         const char *other = safe_str(m, m->kernels[j].name);

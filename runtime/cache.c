@@ -574,6 +574,10 @@ static uint8_t *read_all(int fd, size_t *len, const char **why)
     struct stat st;
     if (fstat(fd, &st) != 0)
         return NULL;
+    if (!S_ISREG(st.st_mode)) { /* a FIFO, device or directory in the entry's place */
+        *why = "not a regular file";
+        return NULL;
+    }
     if (st.st_size < HDR_SIZE) {
         *why = "truncated header";
         return NULL;
@@ -627,7 +631,9 @@ static int disk_get(TcCache *c, const TcCacheKey *k, TcCacheEntry *out, StrBuf *
     char path[4096];
     if (tc_cache_entry_path(c, k, path, sizeof path) != 0)
         return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO put in the entry's place must not wait
+     * for a writer (it has no effect on a regular file's reads) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT)
             sb_printf(log, "cache: cannot read %s (%s)\n", path, strerror(errno));

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tilec needs to build and test, if missing.
 # Needs root (or sudo) only when something is missing.
+#   scripts/deps.sh        build and test (valgrind for the leak tests)
+#   scripts/deps.sh fuzz   also clang and libFuzzer (scripts/fuzz.sh)
 set -eu
-pkgs="gcc g++ make cmake pkg-config llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev check libsubunit-dev"
+pkgs="gcc g++ make cmake pkg-config llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev check libsubunit-dev valgrind"
+if [ "${1:-}" = fuzz ]; then
+  pkgs="$pkgs clang libclang-rt-14-dev"
+fi
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
