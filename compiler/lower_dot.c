@@ -149,12 +149,13 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
                 afr[mi][q] = LLVMBuildLoad2(L->b, vt, smem_at(L, x->a, et, rc[q][0], x->lda, rc[q][1]), "");
         }
     }
+    /* col0 is the accumulator's column (2t); B fragments need column g */
+    LLVMValueRef w = LLVMBuildLShr(L->b, L->tid, lw_const_i32(L, 5), "");
+    LLVMValueRef wx = LLVMBuildURem(L->b, w, lw_const_i32(L, l->wn), "");
+    LLVMValueRef g = LLVMBuildLShr(L->b, lane, lw_const_i32(L, 2), "");
+    LLVMValueRef bcol0 = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, wx, lw_const_i32(L, l->nt * 8), ""), g, "");
     for (uint32_t ni = 0; ni < nt; ni++) {
-        /* col0 is the accumulator's column (2t); B fragments need column g */
-        LLVMValueRef w = LLVMBuildLShr(L->b, L->tid, lw_const_i32(L, 5), "");
-        LLVMValueRef wx = LLVMBuildURem(L->b, w, lw_const_i32(L, l->wn), "");
-        LLVMValueRef g = LLVMBuildLShr(L->b, lane, lw_const_i32(L, 2), "");
-        LLVMValueRef col = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, wx, lw_const_i32(L, l->nt * 8), ""), add_c(L, g, ni * 8), "");
+        LLVMValueRef col = add_c(L, bcol0, ni * 8);
         if (tf32) {
             LLVMValueRef k = LLVMBuildAdd(L->b, k0, t, "");
             bfr[ni][0] = LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, k, x->ldb, col), "");

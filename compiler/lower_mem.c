@@ -43,7 +43,7 @@ typedef struct {
     LLVMValueRef base, d0, d1, s0, s1, i0, i1, nonempty;
 } Access;
 
-static Access access_of(Lower *L, const TirInst *in, uint32_t view_arg)
+static Access access_of(Lower *L, const TirInst *in, uint32_t view_arg, TirElem e)
 {
     const uint32_t *a = tir_args(L->m, in);
     const LVal *v = lw_val(L, a[view_arg]);
@@ -64,7 +64,7 @@ static Access access_of(Lower *L, const TirInst *in, uint32_t view_arg)
         x.nonempty = LLVMBuildAnd(L->b, x.nonempty, in_range(L, bi, v->dims[0]), "");
         /* only dereferenced when the batch index is in range */
         LLVMValueRef off = LLVMBuildMul(L->b, bi, v->strides[0], "");
-        x.base = LLVMBuildGEP2(L->b, lw_elem_type(L, (TirElem)in->type.elem), x.base, &off, 1, "batch");
+        x.base = LLVMBuildGEP2(L->b, lw_elem_type(L, e), x.base, &off, 1, "batch");
     }
     return x;
 }
@@ -135,8 +135,7 @@ void lower_LOAD(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
     TirElem e = (TirElem)in->type.elem;
-    /* an access through a batched view also uses the element type for its GEP */
-    Access x = access_of(L, in, 0);
+    Access x = access_of(L, in, 0, e);
     Layout lay = layout_blocked(in->type.dim[0], in->type.dim[1], L->threads);
     uint32_t n = layout_nregs(&lay);
     LLVMValueRef *regs = lw_regs(L, n);
@@ -177,9 +176,7 @@ void lower_STORE(Lower *L, uint32_t i)
     uint32_t tv = tir_args(L->m, in)[0];
     TirType t = tir_value_type(L->m, tv);
     TirElem e = (TirElem)t.elem;
-    TirInst typed = *in; /* access_of reads the element type from the instruction */
-    typed.type = t;
-    Access x = access_of(L, &typed, 1);
+    Access x = access_of(L, in, 1, e);
     Layout lay = lw_layout_of(L, tv);
     LLVMValueRef *regs = lw_tile_in(L, tv, &lay);
     if (!regs)
