@@ -17,6 +17,8 @@ typedef struct {
     int verify;                /* run the verifier between passes (default on) */
     int line_info;             /* .loc lines in the PTX (default on) */
     int prefetch;              /* pass_prefetch (default off; -fprefetch) */
+    int wgmma;                 /* sm_90a: pass_wgmma pipelines GEMM loops (default on; -fno-wgmma) */
+    int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
 } TcOptions;
 
@@ -62,6 +64,12 @@ void tc_result_free(TcResult *r);
 /* pass_precision.c: makes every f32 dot's precision explicit (ieee or
  * tf32-trunc on pre-rounded operands). */
 int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d);
+
+/* pass_wgmma.c: marks GEMM loops for the sm_90a warp-specialized wgmma
+ * pipeline (before pass_precision). */
+int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d);
+/* Shared memory of one pipeline stage (A and B tiles, all operand copies). */
+uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

@@ -89,23 +89,37 @@ LLVMValueRef lw_call(Lower *L, const char *name, LLVMTypeRef *overload, unsigned
 }
 
 LLVMValueRef lw_asm(Lower *L, LLVMTypeRef ret, const char *tmpl, const char *constraints, LLVMValueRef *args,
-                    unsigned nargs, int convergent)
+                    unsigned nargs, int flags)
 {
-    LLVMTypeRef ptys[8];
-    for (unsigned i = 0; i < nargs && i < 8; i++)
+    LLVMTypeRef small[8], *ptys = nargs <= 8 ? small : lw_alloc(L, nargs * sizeof *ptys);
+    if (!ptys)
+        return LLVMGetUndef(ret);
+    for (unsigned i = 0; i < nargs; i++)
         ptys[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(ret, ptys, nargs, 0);
     LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)tmpl, strlen(tmpl), (char *)constraints, strlen(constraints),
-                                       0, 0, LLVMInlineAsmDialectATT, 0);
+                                       (flags & LW_ASM_SIDE_EFFECTS) != 0, 0, LLVMInlineAsmDialectATT, 0);
     LLVMValueRef call = LLVMBuildCall2(L->b, fty, fn, args, nargs, "");
-    if (convergent) {
+    if (flags & LW_ASM_CONVERGENT) {
         unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
         LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, kind, 0));
     }
     return call;
 }
 
-void lw_barrier(Lower *L) { lw_call(L, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); }
+/* A barrier of the threads running this code: all of the program's, or,
+ * after a wgmma pipeline whose producer warps have left, named barrier 1 of
+ * the consumer threads. */
+void lw_barrier(Lower *L)
+{
+    if (!L->bar_threads) {
+        lw_call(L, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+        return;
+    }
+    char t[48];
+    snprintf(t, sizeof t, "bar.sync 1, %u;", L->bar_threads);
+    lw_asm(L, LLVMVoidTypeInContext(L->ctx), t, "~{memory}", NULL, 0, LW_ASM_CONVERGENT | LW_ASM_SIDE_EFFECTS);
+}
 
 const LVal *lw_val(Lower *L, uint32_t v) { return &L->vals[v]; }
 void lw_set(Lower *L, uint32_t v, LVal lv) { L->vals[v] = lv; }
@@ -159,6 +173,10 @@ void lower_FOR(Lower *L, uint32_t i)
 {
     const TirModule *m = L->m;
     const TirInst in = m->insts[i];
+    if (in.ival > 0 && L->o->arch == ARCH_SM90A) { /* marked by pass_wgmma */
+        lower_wgmma_loop(L, i);
+        return;
+    }
     const uint32_t *args = tir_args(m, &in);
     const TirBlock *body = &m->blocks[in.body];
     const uint32_t *bargs = tir_block_args(m, body);
@@ -335,7 +353,9 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     const TirKernel *k = &m->kernels[ki];
     L->k = k;
     L->threads = k->warps * 32;
+    L->bar_threads = 0;
     L->smem_bytes = 0;
+    uint32_t launch = L->threads + (L->o->arch == ARCH_SM90A ? wgmma_producer_threads(m, k) : 0);
     L->vals = calloc(m->nvalues, sizeof *L->vals);
     LLVMTypeRef *ptys = calloc(k->nparams + 1, sizeof *ptys);
     if (!L->vals || !ptys) {
@@ -356,10 +376,10 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
 
     /* launch bounds: LLVM 19 reads nvvm.annotations, newer LLVM the attribute */
     char nt[16];
-    snprintf(nt, sizeof nt, "%u", L->threads);
+    snprintf(nt, sizeof nt, "%u", launch);
     LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
                                LLVMCreateStringAttribute(L->ctx, "nvvm.maxntid", 12, nt, (unsigned)strlen(nt)));
-    LLVMValueRef md[3] = {L->fn, LLVMMDStringInContext(L->ctx, "maxntidx", 8), lw_const_i32(L, L->threads)};
+    LLVMValueRef md[3] = {L->fn, LLVMMDStringInContext(L->ctx, "maxntidx", 8), lw_const_i32(L, launch)};
     LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
 
     if (L->dib) {
@@ -414,7 +434,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->smem = NULL;
 
     info->name = strdup(name);
-    info->threads = L->threads;
+    info->threads = launch;
     info->shared_bytes = dyn;
     memcpy(info->grid, k->grid, sizeof info->grid);
     info->nparams = k->nparams;

@@ -70,7 +70,8 @@ typedef struct Lower {
     /* per kernel */
     const TirKernel *k;
     LLVMValueRef fn;
-    uint32_t threads;
+    uint32_t threads;        /* threads the tile layouts spread over (warps(N) x 32) */
+    uint32_t bar_threads;    /* nonzero: lw_barrier is a named barrier of this many */
     LVal *vals;              /* one per IR value */
     LLVMValueRef smem;       /* placeholder shared array, replaced at the end */
     uint32_t smem_bytes;     /* high-water mark */
@@ -93,8 +94,11 @@ LLVMValueRef lw_const_i64(Lower *L, int64_t v);
 LLVMTypeRef lw_elem_type(Lower *L, TirElem e);
 LLVMValueRef lw_call(Lower *L, const char *intrinsic, LLVMTypeRef *overload, unsigned noverload, LLVMValueRef *args,
                      unsigned nargs);
+/* Inline PTX; flags: LW_ASM_* */
+#define LW_ASM_CONVERGENT   1 /* warp-collective: never moved across control flow */
+#define LW_ASM_SIDE_EFFECTS 2 /* never removed, merged or reordered with other side effects */
 LLVMValueRef lw_asm(Lower *L, LLVMTypeRef ret, const char *tmpl, const char *constraints, LLVMValueRef *args,
-                    unsigned nargs, int convergent);
+                    unsigned nargs, int flags);
 void lw_barrier(Lower *L);
 const LVal *lw_val(Lower *L, uint32_t v);
 void lw_set(Lower *L, uint32_t v, LVal lv);
@@ -119,6 +123,17 @@ Layout lw_layout_of(Lower *L, uint32_t v);
  * rows x ld array of elem (no barriers). */
 void smem_store_tile(Lower *L, LLVMValueRef base, uint32_t ld, LLVMValueRef *regs, const Layout *l, TirElem e);
 
+/* lower_mem.c: the 2-D part of a load or store (operand view_arg is the
+ * view, the indices follow it): base pointer of the addressed matrix (a
+ * batched view's batch applied), its extents and strides, the tile origin,
+ * and whether any element exists. i64 values. */
+typedef struct {
+    LLVMValueRef base, d0, d1, s0, s1, i0, i1, nonempty;
+} Access;
+Access lw_access(Lower *L, const TirInst *in, uint32_t view_arg, TirElem e);
+/* 0 <= x < d (i64, signed) */
+LLVMValueRef lw_in_range(Lower *L, LLVMValueRef x, LLVMValueRef d);
+
 /* lower_dot.c: the layout a dot's result gets (MMA, or blocked for FMA). */
 Layout dot_result_layout(Lower *L, uint32_t inst);
 
@@ -131,6 +146,11 @@ Layout dot_result_layout(Lower *L, uint32_t inst);
 /* Element-wise scalar arithmetic shared by ops and reductions. */
 LLVMValueRef ew_apply(Lower *L, TirOp op, TirElem e, LLVMValueRef *x, int n, const TirInst *in);
 LLVMValueRef ew_convert(Lower *L, LLVMValueRef x, TirElem from, TirElem to);
+
+/* lower_wgmma.c: a loop marked by pass_wgmma, and the producer threads a
+ * kernel launches beside its warps(N) for it (0 when it has no such loop). */
+void lower_wgmma_loop(Lower *L, uint32_t inst);
+uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k);
 
 /* codegen.c */
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);

@@ -31,19 +31,13 @@ void lower_VIEW(Lower *L, uint32_t i)
 }
 
 /* 0 <= x < d, signed (d <= 0: never) */
-static LLVMValueRef in_range(Lower *L, LLVMValueRef x, LLVMValueRef d)
+LLVMValueRef lw_in_range(Lower *L, LLVMValueRef x, LLVMValueRef d)
 {
     LLVMValueRef ge = LLVMBuildICmp(L->b, LLVMIntSGE, x, lw_const_i64(L, 0), "");
     return LLVMBuildAnd(L->b, ge, LLVMBuildICmp(L->b, LLVMIntSLT, x, d, ""), "");
 }
 
-/* The 2-D part of an access: base pointer of the addressed matrix, its
- * extents and strides, the tile origin, and whether any element exists. */
-typedef struct {
-    LLVMValueRef base, d0, d1, s0, s1, i0, i1, nonempty;
-} Access;
-
-static Access access_of(Lower *L, const TirInst *in, uint32_t view_arg, TirElem e)
+Access lw_access(Lower *L, const TirInst *in, uint32_t view_arg, TirElem e)
 {
     const uint32_t *a = tir_args(L->m, in);
     const LVal *v = lw_val(L, a[view_arg]);
@@ -61,7 +55,7 @@ static Access access_of(Lower *L, const TirInst *in, uint32_t view_arg, TirElem 
                               LLVMBuildICmp(L->b, LLVMIntSGT, x.d1, pos, ""), "nonempty");
     if (o) {
         LLVMValueRef bi = sext64(L, idx[0]);
-        x.nonempty = LLVMBuildAnd(L->b, x.nonempty, in_range(L, bi, v->dims[0]), "");
+        x.nonempty = LLVMBuildAnd(L->b, x.nonempty, lw_in_range(L, bi, v->dims[0]), "");
         /* only dereferenced when the batch index is in range */
         LLVMValueRef off = LLVMBuildMul(L->b, bi, v->strides[0], "");
         x.base = LLVMBuildGEP2(L->b, lw_elem_type(L, e), x.base, &off, 1, "batch");
@@ -107,7 +101,7 @@ static void coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef b
         }
     LLVMValueRef origin = axis ? x->i1 : x->i0, d = axis ? x->d1 : x->d0, s = axis ? x->s1 : x->s0;
     LLVMValueRef g = LLVMBuildAdd(L->b, origin, LLVMBuildAdd(L->b, base, lw_const_i64(L, delta), ""), "");
-    *ok = in_range(L, g, d);
+    *ok = lw_in_range(L, g, d);
     *off = LLVMBuildMul(L->b, clamped ? clamp(L, g, d) : g, s, "");
     if (c->n[axis] < 64) {
         uint32_t k = c->n[axis]++;
@@ -135,7 +129,7 @@ void lower_LOAD(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
     TirElem e = (TirElem)in->type.elem;
-    Access x = access_of(L, in, 0, e);
+    Access x = lw_access(L, in, 0, e);
     Layout lay = layout_blocked(in->type.dim[0], in->type.dim[1], L->threads);
     uint32_t n = layout_nregs(&lay);
     LLVMValueRef *regs = lw_regs(L, n);
@@ -176,7 +170,7 @@ void lower_STORE(Lower *L, uint32_t i)
     uint32_t tv = tir_args(L->m, in)[0];
     TirType t = tir_value_type(L->m, tv);
     TirElem e = (TirElem)t.elem;
-    Access x = access_of(L, in, 1, e);
+    Access x = lw_access(L, in, 1, e);
     Layout lay = lw_layout_of(L, tv);
     LLVMValueRef *regs = lw_tile_in(L, tv, &lay);
     if (!regs)

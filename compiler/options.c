@@ -16,12 +16,13 @@ void tc_options_default(TcOptions *o)
     o->verify = 1;
     o->line_info = 1;
     o->prefetch = 0; /* measured no faster on the H200 (bench/NOTES.md v1) */
+    o->wgmma = 1;
 }
 
 const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a"; }
 
 /* The passes --dump-after accepts (pipeline.c runs them in this order). */
-static const char *const pass_names[] = {"parse", "precision", "prefetch", NULL};
+static const char *const pass_names[] = {"parse", "wgmma", "precision", "prefetch", NULL};
 
 static int starts(const char *s, const char *prefix, const char **rest)
 {
@@ -68,7 +69,7 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         for (int i = 0; pass_names[i] && !ok; i++)
             ok = !strcmp(v, pass_names[i]);
         if (!ok || strlen(v) >= sizeof o->dump_after) {
-            sb_printf(err, "error: unknown pass '%s' in --dump-after; use all, parse, precision or prefetch\n", v);
+            sb_printf(err, "error: unknown pass '%s' in --dump-after; use all, parse, wgmma, precision or prefetch\n", v);
             return -1;
         }
         strcpy(o->dump_after, v);
@@ -80,6 +81,18 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
     }
     if (!strcmp(opt, "-fno-prefetch") || !strcmp(opt, "-fprefetch")) {
         o->prefetch = opt[2] != 'n';
+        return 0;
+    }
+    if (!strcmp(opt, "-fno-wgmma") || !strcmp(opt, "-fwgmma")) {
+        o->wgmma = opt[2] != 'n';
+        return 0;
+    }
+    if (starts(opt, "--stages=", &v)) {
+        if (v[0] < '2' || v[0] > '8' || v[1]) {
+            sb_printf(err, "error: --stages takes a number from 2 to 8, got '%s'\n", v);
+            return -1;
+        }
+        o->stages = v[0] - '0';
         return 0;
     }
     if (!strcmp(opt, "-g0")) {
@@ -96,7 +109,9 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
 
 void tc_options_str(const TcOptions *o, StrBuf *out)
 {
-    sb_printf(out, "--arch=%s --precision=%s -O%d%s%s%s", tc_arch_name(o->arch), tir_precision_name(o->precision),
+    sb_printf(out, "--arch=%s --precision=%s -O%d%s%s%s%s", tc_arch_name(o->arch), tir_precision_name(o->precision),
               o->opt_level, o->line_info ? "" : " -g0", o->verify ? "" : " --no-verify",
-              o->prefetch ? " -fprefetch" : "");
+              o->prefetch ? " -fprefetch" : "", o->wgmma ? "" : " -fno-wgmma");
+    if (o->stages)
+        sb_printf(out, " --stages=%d", o->stages);
 }

@@ -2,7 +2,8 @@
  * Precision pass: makes the fp32 -> TF32 treatment of every f32 dot explicit.
  *
  * Needs: a verified module.
- * Guarantees: every dot on f32 operands has precision ieee or tf32-trunc;
+ * Guarantees: every dot on f32 operands, except those of loops marked by
+ * pass_wgmma (their producer warps round the operands), has precision ieee or tf32-trunc;
  * tf32-trunc dots whose mode was rna/rne/3xtf32 read operands that are
  * already TF32 values, so the tensor core's truncation is exact:
  *
@@ -248,8 +249,22 @@ int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d)
         !p.tail_block)
         p.oom = 1;
 
+    /* dots of loops marked by pass_wgmma keep their explicit mode: the
+     * pipeline's producer rounds their operands */
+    uint8_t *skip = calloc(m->ninsts + 1, 1);
+    if (!skip)
+        p.oom = 1;
+    for (uint32_t i = 1; skip && i < p.ninsts0; i++) {
+        const TirInst *f = &m->insts[i];
+        if (f->op != OP_FOR || f->ival <= 0 || !f->body)
+            continue;
+        const TirBlock *b = &m->blocks[f->body];
+        for (uint32_t k = 0; k < b->ninsts; k++)
+            skip[m->pool[b->insts + k]] = 1;
+    }
+
     for (uint32_t i = 1; i < p.ninsts0 && !p.oom; i++)
-        if (m->insts[i].op == OP_DOT) {
+        if (m->insts[i].op == OP_DOT && !skip[i]) {
             uint32_t before = m->ninsts;
             rewrite_dot(&p, i, default_mode);
             changed |= m->ninsts != before;
@@ -273,6 +288,7 @@ int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d)
         }
     }
 
+    free(skip);
     free(list);
     free(p.memo);
     free(p.after_inst);

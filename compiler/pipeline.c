@@ -3,6 +3,7 @@
  *
  *   parse (ir/parse.c)            .tir text -> tile IR
  *   verify (ir/verify.c)          after parsing and after every pass
+ *   wgmma (pass_wgmma.c)          sm_90a: marks GEMM loops for the wgmma pipeline
  *   precision (pass_precision.c)  f32 dots -> explicit TF32 rounding / 3xTF32 split
  *   prefetch (pass_prefetch.c)    loop loads issued one iteration ahead
  *   lower (lower*.c)              tile IR -> LLVM IR (NVPTX)
@@ -82,6 +83,9 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     out->ms_parse = now_ms() - t0;
 
     t0 = now_ms();
+    if (pass_wgmma(m, opts, &d) != 0 || verify_after(m, opts, "wgmma", &d))
+        goto done;
+    dump(m, opts, "wgmma", &passes);
     if (pass_precision(m, opts->precision, &d) != 0 || verify_after(m, opts, "precision", &d))
         goto done;
     dump(m, opts, "precision", &passes);

@@ -1,0 +1,160 @@
+/*
+ * wgmma pass (sm_90a): picks the GEMM loops that lower_wgmma.c turns into a
+ * warp-specialized pipeline, and marks them.
+ *
+ *   for %k = lo to hi step 32 iter(%c = init) {    same loop, marked:
+ *     %a = load %va[.., %m0, %k] : tile<BMx32xf32>    for.ival = pipeline stages,
+ *     %b = load %vb[.., %k, %n0] : tile<32xBNxf32>    dot.ival = its precision made
+ *     %d = dot %a, %b, %c : tile<BMxBNxf32>            explicit (tf32-trunc, -rna,
+ *     yield %d                                         -rne or 3xtf32)
+ *   }
+ *
+ * Needs: a verified module, before pass_precision. Guarantees: the marked
+ * loops are exactly of the shape above: the loop is the kernel body's first,
+ * everything before it computes scalars, views or constant tiles (the
+ * producer warps run it too, outside the tile layouts, and exit after the
+ * loop), init is a constant tile; the views and the non-k indices are
+ * defined outside the loop; BM = 16 x the kernel's warps (4 or 8: one or
+ * two consumer warpgroups of m64 wgmma rows), BN a power of two from 64 to
+ * 256, padding 0; the stages of A and B tiles (three copies each for
+ * 3xtf32: big, small and the masked big) fit in shared memory at least
+ * twice. pass_precision leaves marked dots alone: the producer rounds or
+ * splits each element once, as it moves it to shared memory. Everything
+ * else is left for the generic lowering.
+ */
+#include "compiler/compiler.h"
+
+#include <string.h>
+
+/* The shared memory a stage of the pipeline takes: A and B tiles as
+ * 128-byte K-major rows (32 f32), once per operand copy. */
+uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p)
+{
+    return (bm + bn) * 128u * (p == PREC_3XTF32 ? 3u : 1u);
+}
+
+static int is_const(const TirModule *m, uint32_t v, int64_t want)
+{
+    uint32_t d = tir_value_def_inst(m, v);
+    return d && m->insts[d].op == OP_CONST && m->insts[d].i64 == want;
+}
+
+/* A value the loop cannot change: a parameter or a result of the kernel
+ * body before the loop (the loop body itself holds only the four ops). */
+static int invariant(const TirModule *m, uint32_t v, uint32_t body)
+{
+    const TirValue *val = &m->values[v];
+    if (val->kind == VAL_BLOCK_ARG)
+        return val->def != body;
+    if (val->kind == VAL_PARAM)
+        return 1;
+    const TirBlock *b = &m->blocks[body];
+    for (uint32_t k = 0; k < b->ninsts; k++)
+        if (m->pool[b->insts + k] == val->def)
+            return 0;
+    return 1;
+}
+
+/* load %view[(batch,) i0, i1]: the view is invariant, as is every index but
+ * the one at k_pos (0 or 1 of the last two), which must be the loop's k. */
+static int load_ok(const TirModule *m, uint32_t v, uint32_t body, uint32_t kv, int k_pos)
+{
+    uint32_t li = tir_value_def_inst(m, v);
+    if (!li || m->insts[li].op != OP_LOAD || m->insts[li].fval != 0.0)
+        return 0;
+    const TirInst *ld = &m->insts[li];
+    const uint32_t *a = tir_args(m, ld);
+    uint32_t rank = ld->nargs - 1;
+    if (!invariant(m, a[0], body))
+        return 0;
+    for (uint32_t d = 0; d < rank; d++) {
+        int is_k = d == rank - 2 + (uint32_t)k_pos;
+        if (is_k ? a[1 + d] != kv : !invariant(m, a[1 + d], body))
+            return 0;
+    }
+    return 1;
+}
+
+/* Tiles the producer warps may compute before the loop, where the program's
+ * layouts do not cover them: constants only (no memory, no conversions). */
+static int splat_op(TirOp op) { return op == OP_ZEROS || op == OP_FULL || op == OP_SPLAT; }
+
+static int harmless_before_loop(const TirInst *in)
+{
+    if (splat_op((TirOp)in->op))
+        return 1;
+    if (in->op == OP_LOAD || in->op == OP_STORE || in->op == OP_INLINE_PTX || in->op == OP_FOR)
+        return 0;
+    return in->type.kind == TY_SCALAR || in->type.kind == TY_VIEW;
+}
+
+/* Returns the stages for loop fi (0: not a pipelined GEMM loop). */
+static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const TcOptions *o)
+{
+    const TirInst *f = &m->insts[fi];
+    if (f->nresults != 1 || f->nargs != 4)
+        return 0;
+    const TirBlock *body = &m->blocks[f->body];
+    if (body->ninsts != 4)
+        return 0;
+    const uint32_t *bargs = tir_block_args(m, body);
+    uint32_t kv = bargs[0], carried = bargs[1];
+    const TirInst *y = &m->insts[m->pool[body->insts + 3]];
+    if (y->op != OP_YIELD || y->nargs != 1)
+        return 0;
+    uint32_t di = tir_value_def_inst(m, tir_args(m, y)[0]);
+    if (!di || m->insts[di].op != OP_DOT)
+        return 0;
+    const TirInst *dot = &m->insts[di];
+    const uint32_t *da = tir_args(m, dot);
+    uint32_t init = tir_value_def_inst(m, tir_args(m, f)[3]);
+    if (!init || !splat_op((TirOp)m->insts[init].op))
+        return 0;
+    if (da[2] != carried || !load_ok(m, da[0], f->body, kv, 1) || !load_ok(m, da[1], f->body, kv, 0))
+        return 0;
+    TirType ta = tir_value_type(m, da[0]), tb = tir_value_type(m, da[1]);
+    if (ta.elem != ELEM_F32 || tb.elem != ELEM_F32 || ta.dim[1] != 32)
+        return 0;
+    uint32_t bm = ta.dim[0], bn = tb.dim[1];
+    if ((k->warps != 4 && k->warps != 8) || bm != 16 * k->warps || bn < 64 || bn > 256)
+        return 0;
+    if (!is_const(m, tir_args(m, f)[2], 32))
+        return 0;
+    TirPrecision p = dot->ival == PREC_DEFAULT ? o->precision : (TirPrecision)dot->ival;
+    if (p == PREC_DEFAULT)
+        p = PREC_TF32_RNA;
+    if (p == PREC_IEEE)
+        return 0;
+    /* stages that fit beside the barriers and the alignment slack */
+    uint32_t room = (227u - 2u) * 1024u, per = wgmma_stage_bytes(bm, bn, p);
+    uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
+    while (stages > 1 && stages * per > room)
+        stages--;
+    if (stages < 2)
+        return 0;
+    m->insts[di].ival = p;
+    return stages;
+}
+
+int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
+{
+    (void)d;
+    if (o->arch != ARCH_SM90A || !o->wgmma)
+        return 0;
+    for (uint32_t ki = 0; ki < m->nkernels; ki++) {
+        const TirKernel *k = &m->kernels[ki];
+        const TirBlock *b = &m->blocks[k->body];
+        for (uint32_t j = 0; j < b->ninsts; j++) {
+            uint32_t i = m->pool[b->insts + j];
+            if (m->insts[i].op == OP_FOR) {
+                uint32_t stages = match_loop(m, k, i, o);
+                if (stages)
+                    m->insts[i].ival = (int32_t)stages;
+                break; /* one pipeline per kernel */
+            }
+            if (!harmless_before_loop(&m->insts[i]))
+                break; /* the producer warps would run it too */
+        }
+    }
+    return 0;
+}
