@@ -3,10 +3,10 @@
  * pipeline through a ring of shared-memory stages.
  *
  * The program runs its warps(W) as consumers (W/4 warpgroups, each owning
- * 64 rows of the BM x BN accumulator) and PRODUCER_WARPGROUPS more
- * warpgroups as producers; producer warpgroup p fills the stages of K steps
- * p, p + P, ... (two fill at once, so two stages of global loads are in
- * flight without doubling any thread's registers):
+ * 64 rows of the BM x BN accumulator) and P more warpgroups as producers
+ * (producer_warpgroups()); producer warpgroup p fills the stages of K steps
+ * p, p + P, ... (with two, two stages of global loads are in flight without
+ * doubling any thread's registers):
  *
  *   producer, step i, stage s = i % S: wait until empty[s] completes,
  *     load its part of the A tile (BM x 32) and the B tile (32 x BN) from
@@ -17,8 +17,12 @@
  *     K-major rows of 32 f32 (128 bytes, 128-byte swizzle; B transposed 4x4
  *     in registers), fence.proxy.async, arrive on full[s].
  *   consumer, step i: wait for full[s]; wgmma m64nBNk8 from shared-memory
- *     descriptors, 4 per stage (12 for 3xtf32: small*hic + hic*small +
- *     big*big), wait for them; arrive on empty[s].
+ *     descriptors, 4 per stage, wait for them; arrive on empty[s]. 3xtf32:
+ *     12 per stage (small*hic, hic*small, big*big per k8) summed from zero
+ *     apart, then added to the accumulator with a round-to-nearest f32 add:
+ *     the tensor cores truncate as they accumulate, a bias that would grow
+ *     with K (measured 2.9e-5 at K = 4096 when accumulating in place, 100x
+ *     the split's own error).
  *
  * Why not TMA: every element must pass through registers anyway to be
  * rounded (the tensor cores truncate), and TF32 wgmma reads only K-major
@@ -35,7 +39,25 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { PRODUCER_WARPGROUPS = 2, WARPGROUP = 128, ROW_BYTES = 128, BK = 32 };
+enum { WARPGROUP = 128, ROW_BYTES = 128, BK = 32 };
+
+/* The dot of a marked loop (its body: load, load, dot, yield). */
+static const TirInst *loop_dot(const TirModule *m, const TirInst *f)
+{
+    const TirBlock *body = &m->blocks[f->body];
+    const TirInst *y = &m->insts[m->pool[body->insts + body->ninsts - 1]];
+    return &m->insts[tir_value_def_inst(m, tir_args(m, y)[0])];
+}
+
+/* Two producer warpgroups keep two stages of loads in flight, at 128
+ * registers a thread (512 threads); where the consumers need more than that
+ * (BN = 256: 128 accumulators; 3xtf32: a second accumulator set), one
+ * producer warpgroup leaves them 168 (384 threads). 3xtf32 does three times
+ * the math per stage, so one producer keeps up there. */
+static uint32_t producer_warpgroups(const TirInst *dot)
+{
+    return dot->ival == PREC_3XTF32 || dot->type.dim[1] > 128 ? 1 : 2;
+}
 
 uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k)
 {
@@ -43,14 +65,14 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k)
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
         if (in->op == OP_FOR && in->ival > 0)
-            return PRODUCER_WARPGROUPS * WARPGROUP;
+            return producer_warpgroups(loop_dot(m, in)) * WARPGROUP;
     }
     return 0;
 }
 
 typedef struct {
     Lower *L;
-    uint32_t bm, bn, stages, copies, consumers;
+    uint32_t bm, bn, stages, copies, consumers, producers; /* producers: warpgroups */
     TirPrecision prec;
     uint32_t copy_bytes;  /* one copy of the A and B tiles */
     uint32_t stage_bytes; /* all copies */
@@ -312,7 +334,7 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     /* the tensor cores read through the async proxy */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
     bar_arrive(L, bar_addr(L, P->full32, s));
-    LLVMValueRef next = LLVMBuildAdd(b, it, c32(L, PRODUCER_WARPGROUPS), "");
+    LLVMValueRef next = LLVMBuildAdd(b, it, c32(L, P->producers), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     LLVMAddIncoming(it, &next, &latch, 1);
     LLVMBuildBr(b, head);
@@ -336,7 +358,7 @@ static LLVMValueRef descriptor(Lower *L, LLVMValueRef a32)
 
 /* One stage of wgmmas on acc (nacc registers), in one asm statement so that
  * nothing touches the accumulators while they are in flight. */
-static void mma_stage(Pipe *P, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *acc, uint32_t nacc)
+static void mma_stage(Pipe *P, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *acc, uint32_t nacc, int from_zero)
 {
     Lower *L = P->L;
     /* (A copy, B copy) per k-substep: 3xtf32 sums small*hic, hic*small, big*big */
@@ -349,7 +371,8 @@ static void mma_stage(Pipe *P, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *a
     StrBuf t, c;
     sb_init(&t);
     sb_init(&c);
-    sb_printf(&t, "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\twgmma.fence.sync.aligned;\n", 2 * nacc + ndesc);
+    sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
+              "\twgmma.fence.sync.aligned;\n", 2 * nacc + ndesc, 2 * nacc + ndesc);
     uint32_t d = 0;
     for (uint32_t j = 0; j < 4; j++)
         for (uint32_t p = 0; p < npairs; p++, d++) {
@@ -360,7 +383,9 @@ static void mma_stage(Pipe *P, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *a
             sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", P->bn);
             for (uint32_t r = 0; r < nacc; r++)
                 sb_printf(&t, "%s$%u", r ? ", " : "", r);
-            sb_printf(&t, "}, $%u, $%u, P1, 1, 1;\n", 2 * nacc + 2 * d, 2 * nacc + 2 * d + 1);
+            /* from_zero: the first wgmma ignores the accumulator (scale-d false) */
+            sb_printf(&t, "}, $%u, $%u, %s, 1, 1;\n", 2 * nacc + 2 * d, 2 * nacc + 2 * d + 1,
+                      from_zero && d == 0 ? "P0" : "P1");
         }
     sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
     for (uint32_t r = 0; r < nacc; r++) {
@@ -422,7 +447,18 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (!cur)
         return;
     memcpy(cur, phis, nacc * sizeof *cur);
-    mma_stage(P, LLVMBuildAdd(b, desc_a, soff, ""), LLVMBuildAdd(b, desc_b, soff, ""), cur, nacc);
+    if (P->copies == 3) { /* this stage's products apart, then one RN add */
+        LLVMValueRef *part = lw_regs(L, nacc);
+        if (!part)
+            return;
+        for (uint32_t r = 0; r < nacc; r++)
+            part[r] = LLVMConstReal(L->t_f32, 0.0);
+        mma_stage(P, LLVMBuildAdd(b, desc_a, soff, ""), LLVMBuildAdd(b, desc_b, soff, ""), part, nacc, 1);
+        for (uint32_t r = 0; r < nacc; r++)
+            cur[r] = LLVMBuildFAdd(b, cur[r], part[r], "");
+    } else {
+        mma_stage(P, LLVMBuildAdd(b, desc_a, soff, ""), LLVMBuildAdd(b, desc_b, soff, ""), cur, nacc, 0);
+    }
     bar_arrive(L, bar_addr(L, P->empty32, s));
     LLVMValueRef next = LLVMBuildAdd(b, it, c32(L, 1), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
@@ -444,15 +480,14 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     const uint32_t *args = tir_args(m, &in);
     const TirBlock *body = &m->blocks[in.body];
     const uint32_t *bargs = tir_block_args(m, body);
-    const TirInst *y = &m->insts[m->pool[body->insts + body->ninsts - 1]];
-    const TirInst *dot = &m->insts[tir_value_def_inst(m, tir_args(m, y)[0])];
+    const TirInst *dot = loop_dot(m, &in);
     const uint32_t *da = tir_args(m, dot);
     const TirInst *lda = &m->insts[tir_value_def_inst(m, da[0])];
     const TirInst *ldb = &m->insts[tir_value_def_inst(m, da[1])];
     LLVMBuilderRef b = L->b;
 
     Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)in.ival,
-              .prec = (TirPrecision)dot->ival, .consumers = L->threads};
+              .prec = (TirPrecision)dot->ival, .consumers = L->threads, .producers = producer_warpgroups(dot)};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
     P.copy_bytes = (P.bm + P.bn) * ROW_BYTES;
     P.stage_bytes = P.copies * P.copy_bytes;
