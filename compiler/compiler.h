@@ -68,8 +68,11 @@ int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d);
 /* pass_wgmma.c: marks GEMM loops for the sm_90a warp-specialized wgmma
  * pipeline (before pass_precision). */
 int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d);
-/* Shared memory of one pipeline stage (A and B tiles, all operand copies). */
+/* The pipeline's shared memory: one stage, the lag between a step's copies
+ * and its use, and the whole (pass_wgmma.c says how it is laid out). */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
+uint32_t wgmma_lag(uint32_t stages);
+uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

@@ -49,35 +49,25 @@ static const TirInst *loop_dot(const TirModule *m, const TirInst *f)
     return &m->insts[tir_value_def_inst(m, tir_args(m, y)[0])];
 }
 
-/* Two producer warpgroups keep two stages of loads in flight, at 128
- * registers a thread (512 threads); where the consumers need more than that
- * (BN = 256: 128 accumulators; 3xtf32: a second accumulator set), one
- * producer warpgroup leaves them 168 (384 threads). 3xtf32 does three times
- * the math per stage, so one producer keeps up there. */
-static uint32_t producer_warpgroups(const TirInst *dot)
-{
-    return dot->ival == PREC_3XTF32 || dot->type.dim[1] > 128 ? 1 : 2;
-}
-
 uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k)
 {
     const TirBlock *b = &m->blocks[k->body];
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
         if (in->op == OP_FOR && in->ival > 0)
-            return producer_warpgroups(loop_dot(m, in)) * WARPGROUP;
+            return WARPGROUP;
     }
     return 0;
 }
 
 typedef struct {
     Lower *L;
-    uint32_t bm, bn, stages, copies, consumers, producers; /* producers: warpgroups */
+    uint32_t bm, bn, stages, lag, copies, consumers;
     TirPrecision prec;
-    uint32_t copy_bytes;  /* one copy of the A and B tiles */
-    uint32_t stage_bytes; /* all copies */
+    uint32_t stage_bytes; /* raw A tile, then the B operand copies */
     LLVMValueRef ring;    /* ptr addrspace(3), 1024-byte aligned (the swizzle's period) */
     LLVMValueRef ring32;  /* its shared-window address, i32 */
+    LLVMValueRef raw_off, raw32; /* the raw B slots: offset from ring, address */
     LLVMValueRef full32, empty32; /* the barrier arrays, i32 addresses */
     LLVMValueRef nsteps;  /* i32 */
     LLVMValueRef lo;      /* i64: k of step 0 */
@@ -148,62 +138,73 @@ static void split(Pipe *P, LLVMValueRef x, LLVMValueRef out[3])
     }
 }
 
-/* Loads nv runs of 4 consecutive elements along dimension 1 of x, run v at
- * (row[v], col[v]): one 16-byte load each when `fast` (the whole tile is
- * inside and its rows are 16-byte aligned), else element by element, each
- * behind its bounds check (predicated: nothing is read outside). */
-static void load_runs(Pipe *P, const Access *x, LLVMValueRef fast, uint32_t nv, const LLVMValueRef *row,
-                      const LLVMValueRef *col, LLVMValueRef *out)
+/* RNA in integers, exact for |x| below the overflow threshold (DESIGN.md 4:
+ * (x + 0x1000) & 0xFFFFE000). */
+static LLVMValueRef rna_int(Lower *L, LLVMValueRef x)
+{
+    LLVMValueRef u = LLVMBuildBitCast(L->b, x, L->t_i32, "");
+    u = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, u, c32(L, 0x1000), ""), c32(L, (int32_t)0xFFFFE000u), "");
+    return LLVMBuildBitCast(L->b, u, L->t_f32, "");
+}
+
+/* split() for n elements at once, out[c][i] = copy c of x[i]. rna and
+ * 3xtf32 take a short path when no element is NaN, Inf or so large that
+ * rounding overflows (one compare each): rounding is then two integer ops
+ * and hic = big; otherwise every element takes split()'s guarded path. Both
+ * give the same bits where the short path applies. */
+static void split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16])
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4);
-    LLVMValueRef *fv = lw_regs(L, 4 * nv), *sv = lw_regs(L, 4 * nv);
-    if (!fv || !sv)
+    if (P->prec != PREC_TF32_RNA && P->prec != PREC_3XTF32) {
+        for (uint32_t i = 0; i < n; i++) {
+            LLVMValueRef o[3];
+            split(P, x[i], o);
+            for (uint32_t c = 0; c < P->copies; c++)
+                out[c][i] = o[c];
+        }
         return;
-    LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ld.fast");
-    LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ld.edge");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ld.done");
-    LLVMBuildCondBr(b, fast, fbb, sbb);
-
+    }
+    LLVMTypeRef f = L->t_f32;
+    /* 0x7F7FF000: the least magnitude whose RNA rounding is Inf */
+    LLVMValueRef lim = LLVMConstBitCast(c32(L, 0x7F7FF000), f), any = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        LLVMValueRef ax = lw_call(L, "llvm.fabs", &f, 1, (LLVMValueRef *)&x[i], 1);
+        LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealUGE, ax, lim, "");
+        any = any ? LLVMBuildOr(b, any, big, "") : big;
+    }
+    LLVMValueRef fv[3][16], sv[3][16];
+    LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "rnd.fast");
+    LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "rnd.special");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "rnd.done");
+    LLVMBuildCondBr(b, any, sbb, fbb);
     LLVMPositionBuilderAtEnd(b, fbb);
-    for (uint32_t v = 0; v < nv; v++) {
-        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row[v], x->s0, ""), col[v], "");
-        LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
-        LLVMValueRef ld = LLVMBuildLoad2(b, v4, p, "");
-        LLVMSetAlignment(ld, 16);
-        for (uint32_t e = 0; e < 4; e++)
-            fv[4 * v + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
+    for (uint32_t i = 0; i < n; i++) {
+        fv[0][i] = rna_int(L, x[i]);
+        if (P->copies == 3) {
+            fv[1][i] = rna_int(L, LLVMBuildFSub(b, x[i], fv[0][i], ""));
+            fv[2][i] = fv[0][i];
+        }
     }
     LLVMBasicBlockRef fend = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, join);
-
     LLVMPositionBuilderAtEnd(b, sbb);
-    for (uint32_t v = 0; v < nv; v++) {
-        LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row[v], x->d0), "");
-        LLVMValueRef roff = LLVMBuildMul(b, row[v], x->s0, "");
-        for (uint32_t e = 0; e < 4; e++) {
-            LLVMValueRef c = LLVMBuildAdd(b, col[v], c64(L, e), "");
-            LLVMValueRef ok = LLVMBuildAnd(b, rok, lw_in_range(L, c, x->d1), "");
-            LLVMValueRef off = LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), "");
-            LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
-            LLVMValueRef args[2] = {LLVMBuildPtrToInt(b, p, L->t_i64, ""), LLVMBuildZExt(b, ok, L->t_i32, "")};
-            sv[4 * v + e] = lw_asm(L, L->t_f32,
-                                   "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $2, 0;\n\tmov.f32 $0, 0f00000000;\n\t"
-                                   "@P1 ld.global.f32 $0, [$1];\n\t}",
-                                   "=f,l,r", args, 2, 0);
-        }
+    for (uint32_t i = 0; i < n; i++) {
+        LLVMValueRef o[3];
+        split(P, x[i], o);
+        for (uint32_t c = 0; c < P->copies; c++)
+            sv[c][i] = o[c];
     }
     LLVMBasicBlockRef send = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, join);
-
     LLVMPositionBuilderAtEnd(b, join);
-    for (uint32_t r = 0; r < 4 * nv; r++) {
-        out[r] = LLVMBuildPhi(b, L->t_f32, "");
-        LLVMValueRef vals[2] = {fv[r], sv[r]};
-        LLVMBasicBlockRef bbs[2] = {fend, send};
-        LLVMAddIncoming(out[r], vals, bbs, 2);
-    }
+    for (uint32_t c = 0; c < P->copies; c++)
+        for (uint32_t i = 0; i < n; i++) {
+            out[c][i] = LLVMBuildPhi(b, f, "");
+            LLVMValueRef vals[2] = {fv[c][i], sv[c][i]};
+            LLVMBasicBlockRef bbs[2] = {fend, send};
+            LLVMAddIncoming(out[c][i], vals, bbs, 2);
+        }
 }
 
 /* Whether the 16-byte path serves the tile rows [r0, r0+nr) x columns
@@ -228,6 +229,58 @@ static LLVMValueRef fast_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t
     return ok;
 }
 
+/* Copies n runs of 4 consecutive elements along dimension 1 of x, run v
+ * from (row[v], col[v]) to shared address dst[v] (i32), with cp.async: one
+ * 16-byte copy each when `fast`, else element by element, each behind its
+ * bounds check (zero stored where it fails: nothing is read outside). */
+static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, uint32_t n, const LLVMValueRef *row,
+                      const LLVMValueRef *col, const LLVMValueRef *dst)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.fast");
+    LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.edge");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.done");
+    LLVMBuildCondBr(b, fast, fbb, sbb);
+
+    LLVMPositionBuilderAtEnd(b, fbb);
+    for (uint32_t v = 0; v < n; v++) {
+        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row[v], x->s0, ""), col[v], "");
+        LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
+        LLVMValueRef a[2] = {dst[v], LLVMBuildPtrToInt(b, p, L->t_i64, "")};
+        lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
+    }
+    LLVMBuildBr(b, join);
+
+    LLVMPositionBuilderAtEnd(b, sbb);
+    for (uint32_t v = 0; v < n; v++) {
+        LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row[v], x->d0), "");
+        LLVMValueRef roff = LLVMBuildMul(b, row[v], x->s0, "");
+        for (uint32_t e = 0; e < 4; e++) {
+            LLVMValueRef c = LLVMBuildAdd(b, col[v], c64(L, e), "");
+            LLVMValueRef ok = LLVMBuildAnd(b, rok, lw_in_range(L, c, x->d1), "");
+            LLVMValueRef off = LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), "");
+            LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
+            LLVMValueRef a[3] = {LLVMBuildAdd(b, dst[v], c32(L, 4 * e), ""), LLVMBuildPtrToInt(b, p, L->t_i64, ""),
+                                 LLVMBuildZExt(b, ok, L->t_i32, "")};
+            lw_asm(L, void_t(L),
+                   "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $2, 0;\n\t@P1 cp.async.ca.shared.global [$0], [$1], 4;\n\t"
+                   "@!P1 st.shared.b32 [$0], 0;\n\t}",
+                   "r,l,r,~{memory}", a, 3, SE);
+        }
+    }
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+}
+
+/* Byte offset of 16-byte chunk `chunk` of 128-byte row `row` under the
+ * 128-byte swizzle: chunk ^ (row % 8). */
+static LLVMValueRef swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk)
+{
+    LLVMValueRef x = LLVMBuildXor(L->b, chunk, LLVMBuildAnd(L->b, row, c32(L, 7), ""), "");
+    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, c32(L, ROW_BYTES), ""), LLVMBuildShl(L->b, x, c32(L, 4), ""),
+                        "");
+}
+
 static void st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e)
 {
     LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4);
@@ -238,29 +291,98 @@ static void st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValu
     LLVMSetAlignment(LLVMBuildStore(L->b, v, p), 16);
 }
 
-/* Byte offset of 16-byte chunk `chunk` (k = 4*chunk..) of K-major row `row`
- * under the 128-byte swizzle: chunk ^ (row % 8). */
-static LLVMValueRef swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk)
+static void producer_barrier(Lower *L)
 {
-    LLVMValueRef x = LLVMBuildXor(L->b, chunk, LLVMBuildAnd(L->b, row, c32(L, 7), ""), "");
-    return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, c32(L, ROW_BYTES), ""), LLVMBuildShl(L->b, x, c32(L, 4), ""),
-                        "");
+    lw_asm(L, void_t(L), "bar.sync 2, 128;", "~{memory}", NULL, 0, SEC);
 }
 
-/* The producer warpgroups: fill stages, then return. */
+/* Step t's copies: the A tile into its stage, the B tile into its raw slot. */
+static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t na = P->bm / 16, nbc = P->bn / 4, nb = 32 * nbc / WARPGROUP;
+    LLVMValueRef rows[64], cols[64], dst[64];
+    LLVMValueRef s = LLVMBuildURem(b, t, c32(L, P->stages), "");
+    bar_wait(L, bar_addr(L, P->empty32, s), LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""),
+                                                                          c32(L, 1), ""), c32(L, 1), ""));
+    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
+    /* A: chunk q is row 16q + lt/8, k columns 4*(lt%8).., swizzled as wgmma would read it */
+    LLVMValueRef lt8 = LLVMBuildLShr(b, lt, c32(L, 3), ""), lt_8 = LLVMBuildAnd(b, lt, c32(L, 7), "");
+    LLVMValueRef a_base = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
+    LLVMValueRef colA = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), L->t_i64, ""), "");
+    for (uint32_t q = 0; q < na; q++) {
+        LLVMValueRef r = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
+        rows[q] = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+        cols[q] = colA;
+        dst[q] = LLVMBuildAdd(b, a_base, swz(L, r, lt_8), "");
+    }
+    copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, rows, cols, dst);
+    /* B: run q is row id / (BN/4), chunk id % (BN/4) for id = 128q + lt (a warp
+     * reads 512 contiguous bytes); chunk c of row r lands at c ^ ((r/4) % 8) so
+     * that the transposing reads below hit distinct banks */
+    LLVMValueRef slot = LLVMBuildURem(b, t, c32(L, P->lag + 1), "");
+    LLVMValueRef b_base = LLVMBuildAdd(b, P->raw32, LLVMBuildMul(b, slot, c32(L, P->bn * ROW_BYTES), ""), "");
+    for (uint32_t q = 0; q < nb; q++) {
+        uint32_t per = WARPGROUP / nbc; /* rows per run index (BN <= 256: a row has <= 64 chunks) */
+        LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildUDiv(b, lt, c32(L, nbc), ""), c32(L, q * per), "");
+        LLVMValueRef c = LLVMBuildURem(b, lt, c32(L, nbc), "");
+        rows[q] = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+        cols[q] = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, c, c32(L, 2), ""), L->t_i64, ""), "");
+        LLVMValueRef sc = LLVMBuildXor(b, c, LLVMBuildAnd(b, LLVMBuildLShr(b, r, c32(L, 2), ""), c32(L, 7), ""), "");
+        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""), LLVMBuildShl(b, sc, c32(L, 4), ""), "");
+        dst[q] = LLVMBuildAdd(b, b_base, off, "");
+    }
+    copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, rows, cols, dst);
+}
+
+/* Step j's B tile: raw slot -> rounded (split) K-major rows of its stage,
+ * transposed 4x4 in registers: thread block q holds k rows 4*(lt%8)..+3 of
+ * columns 4*(16q + lt/8)..+3. */
+static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4), i8 = LLVMInt8TypeInContext(L->ctx);
+    LLVMValueRef s = LLVMBuildURem(b, j, c32(L, P->stages), "");
+    LLVMValueRef slot = LLVMBuildURem(b, j, c32(L, P->lag + 1), "");
+    LLVMValueRef raw = LLVMBuildAdd(b, P->raw_off, LLVMBuildMul(b, slot, c32(L, P->bn * ROW_BYTES), ""), "");
+    LLVMValueRef op = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
+    LLVMValueRef kc = LLVMBuildAnd(b, lt, c32(L, 7), ""), lt8 = LLVMBuildLShr(b, lt, c32(L, 3), "");
+    for (uint32_t q = 0; q < P->bn / 64; q++) {
+        LLVMValueRef nc = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
+        LLVMValueRef v[16], o[3][16];
+        for (uint32_t i = 0; i < 4; i++) { /* row 4kc+i, chunk nc stored at nc ^ kc */
+            LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildShl(b, kc, c32(L, 2), ""), c32(L, i), "");
+            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""),
+                                            LLVMBuildShl(b, LLVMBuildXor(b, nc, kc, ""), c32(L, 4), ""), "");
+            off = LLVMBuildAdd(b, raw, off, "");
+            LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off, 1, ""), "");
+            LLVMSetAlignment(ld, 16);
+            for (uint32_t e = 0; e < 4; e++)
+                v[4 * i + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
+        }
+        split_batch(P, v, 16, o);
+        for (uint32_t jj = 0; jj < 4; jj++) { /* row n = 4nc + jj of B^T: column jj of the 4 rows */
+            LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildShl(b, nc, c32(L, 2), ""), c32(L, jj), "");
+            LLVMValueRef off = LLVMBuildAdd(b, op, swz(L, n, kc), "");
+            for (uint32_t c = 0; c < P->copies; c++) {
+                LLVMValueRef e4[4] = {o[c][jj], o[c][4 + jj], o[c][8 + jj], o[c][12 + jj]};
+                st_shared_v4(L, P->ring, LLVMBuildAdd(b, off, c32(L, c * P->bn * ROW_BYTES), ""), e4);
+            }
+        }
+    }
+}
+
+/* The producer warpgroup: iteration t issues step t's copies and finishes
+ * step t - lag (its copies landed: B rounded into place, both released to
+ * the consumers), then returns. */
 static void producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef ptid = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
-    LLVMValueRef pwg = LLVMBuildLShr(b, ptid, c32(L, 7), "");
-    LLVMValueRef lt = LLVMBuildAnd(b, ptid, c32(L, WARPGROUP - 1), "");
-    LLVMValueRef lt8 = LLVMBuildLShr(b, lt, c32(L, 3), ""), lt_8 = LLVMBuildAnd(b, lt, c32(L, 7), "");
-    uint32_t na = P->bm / 16, nb = P->bn / 64; /* A chunks, B 4x4 blocks per thread */
-    LLVMValueRef *rows = lw_regs(L, 4 * nb + na), *cols = lw_regs(L, 4 * nb + na);
-    LLVMValueRef *va = lw_regs(L, 4 * na), *vb = lw_regs(L, 16 * nb);
-    if (!rows || !cols || !va || !vb)
-        return;
+    LLVMValueRef lt = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    LLVMValueRef total = LLVMBuildAdd(b, P->nsteps, c32(L, P->lag), "");
 
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.loop");
@@ -268,75 +390,42 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.exit");
     LLVMBuildBr(b, head);
     LLVMPositionBuilderAtEnd(b, head);
-    LLVMValueRef it = LLVMBuildPhi(b, L->t_i32, "pit");
-    LLVMAddIncoming(it, &pwg, &pre, 1);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, it, P->nsteps, ""), body, exit);
+    LLVMValueRef t = LLVMBuildPhi(b, L->t_i32, "pt");
+    LLVMValueRef zero = c32(L, 0);
+    LLVMAddIncoming(t, &zero, &pre, 1);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, t, total, ""), body, exit);
 
     LLVMPositionBuilderAtEnd(b, body);
-    LLVMValueRef s = LLVMBuildURem(b, it, c32(L, P->stages), "");
-    LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, it, c32(L, P->stages), ""), c32(L, 1), "");
-    bar_wait(L, bar_addr(L, P->empty32, s), LLVMBuildXor(b, ph, c32(L, 1), ""));
-    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, it, L->t_i64, ""), c64(L, BK), ""), "k");
+    LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
+    LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, t, P->nsteps, ""), issue, issued);
+    LLVMPositionBuilderAtEnd(b, issue);
+    issue_step(P, xa, xb, t, lt);
+    LLVMBuildBr(b, issued);
+    LLVMPositionBuilderAtEnd(b, issued);
+    /* one group per iteration, empty past the last step, so that "all but
+     * the newest lag groups" is always step t - lag */
+    lw_asm(L, void_t(L), "cp.async.commit_group;", "~{memory}", NULL, 0, SE);
 
-    /* A: chunk q is row 16q + lt/8, k columns 4*(lt%8).. */
-    LLVMValueRef colA = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), L->t_i64, ""), "");
-    for (uint32_t q = 0; q < na; q++) {
-        LLVMValueRef r = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
-        rows[q] = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
-        cols[q] = colA;
-    }
-    load_runs(P, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, rows, cols, va);
-    /* B: block q is k rows 4*(lt%8).. (4 of them), columns 4*(16q + lt/8).. */
-    for (uint32_t q = 0; q < nb; q++) {
-        LLVMValueRef nc = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
-        LLVMValueRef c = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, nc, c32(L, 2), ""), L->t_i64, ""), "");
-        for (uint32_t i = 0; i < 4; i++) {
-            LLVMValueRef kr = LLVMBuildZExt(b, LLVMBuildAdd(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), c32(L, i), ""),
-                                            L->t_i64, "");
-            rows[4 * q + i] = LLVMBuildAdd(b, k, kr, "");
-            cols[4 * q + i] = c;
-        }
-    }
-    load_runs(P, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), 4 * nb, rows, cols, vb);
-
-    LLVMValueRef stage_off = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
-    LLVMValueRef sa[3][4], sb4[3][16];
-    for (uint32_t q = 0; q < na; q++) {
-        for (uint32_t e = 0; e < 4; e++) {
-            LLVMValueRef o[3];
-            split(P, va[4 * q + e], o);
-            for (uint32_t c = 0; c < P->copies; c++)
-                sa[c][e] = o[c];
-        }
-        LLVMValueRef off = swz(L, LLVMBuildAdd(b, lt8, c32(L, 16 * q), ""), lt_8);
-        for (uint32_t c = 0; c < P->copies; c++)
-            st_shared_v4(L, P->ring, LLVMBuildAdd(b, off, LLVMBuildAdd(b, stage_off, c32(L, c * P->copy_bytes), ""), ""),
-                         sa[c]);
-    }
-    for (uint32_t q = 0; q < nb; q++) {
-        for (uint32_t e = 0; e < 16; e++) {
-            LLVMValueRef o[3];
-            split(P, vb[16 * q + e], o);
-            for (uint32_t c = 0; c < P->copies; c++)
-                sb4[c][e] = o[c];
-        }
-        LLVMValueRef nc = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
-        for (uint32_t j = 0; j < 4; j++) { /* row n = 4nc + j of B^T gets column j of the 4 loaded rows */
-            LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildShl(b, nc, c32(L, 2), ""), c32(L, j), "");
-            LLVMValueRef off = LLVMBuildAdd(b, swz(L, n, lt_8), c32(L, P->bm * ROW_BYTES), "");
-            for (uint32_t c = 0; c < P->copies; c++) {
-                LLVMValueRef e4[4] = {sb4[c][j], sb4[c][4 + j], sb4[c][8 + j], sb4[c][12 + j]};
-                LLVMValueRef o = LLVMBuildAdd(b, off, LLVMBuildAdd(b, stage_off, c32(L, c * P->copy_bytes), ""), "");
-                st_shared_v4(L, P->ring, o, e4);
-            }
-        }
-    }
-    /* the tensor cores read through the async proxy */
+    LLVMValueRef j = LLVMBuildSub(b, t, c32(L, P->lag), "");
+    LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, j, c32(L, 0), ""), fin, next);
+    LLVMPositionBuilderAtEnd(b, fin);
+    char w[48];
+    snprintf(w, sizeof w, "cp.async.wait_group %u;", P->lag);
+    lw_asm(L, void_t(L), w, "~{memory}", NULL, 0, SE);
+    producer_barrier(L); /* every producer thread's copies of step j have landed */
+    transform_step(P, j, lt);
+    /* the tensor cores read B through the async proxy */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
-    bar_arrive(L, bar_addr(L, P->full32, s));
-    LLVMValueRef next = LLVMBuildAdd(b, it, c32(L, P->producers), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-    LLVMAddIncoming(it, &next, &latch, 1);
+    bar_arrive(L, bar_addr(L, P->full32, LLVMBuildURem(b, j, c32(L, P->stages), "")));
+    producer_barrier(L); /* the raw slot is read by all before step j + lag + 1 reuses it */
+    LLVMBuildBr(b, next);
+
+    LLVMPositionBuilderAtEnd(b, next);
+    LLVMValueRef t1 = LLVMBuildAdd(b, t, c32(L, 1), "");
+    LLVMAddIncoming(t, &t1, &next, 1);
     LLVMBuildBr(b, head);
 
     LLVMPositionBuilderAtEnd(b, exit);
@@ -356,35 +445,42 @@ static LLVMValueRef descriptor(Lower *L, LLVMValueRef a32)
     return LLVMBuildOr(L->b, a, LLVMConstInt(L->t_i64, hi, 0), "desc");
 }
 
-/* One stage of wgmmas on acc (nacc registers), in one asm statement so that
- * nothing touches the accumulators while they are in flight. */
-static void mma_stage(Pipe *P, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *acc, uint32_t nacc, int from_zero)
+/* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
+static const uint32_t pairs3[3][2] = {{1, 2}, {2, 1}, {0, 0}};
+
+/* wgmmas for k8 steps j0 .. j0+nk-1 of one stage on acc (nacc registers):
+ * A from registers (a[copy][j][4], i32), B by descriptor (db: B copy 0 of
+ * the stage), in one asm statement that also waits for them, so that
+ * nothing touches the accumulators while they are in flight. from_zero:
+ * the first wgmma ignores acc. */
+static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk, LLVMValueRef db, LLVMValueRef *acc,
+                      uint32_t nacc, int from_zero)
 {
     Lower *L = P->L;
-    /* (A copy, B copy) per k-substep: 3xtf32 sums small*hic, hic*small, big*big */
-    static const uint32_t pairs3[3][2] = {{1, 2}, {2, 1}, {0, 0}};
-    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = 4 * npairs, ndesc = 2 * nmma;
-    LLVMValueRef *args = lw_regs(L, nacc + ndesc + 1);
+    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs, nin = nacc + 5 * nmma + 1;
+    LLVMValueRef *args = lw_regs(L, nin);
     LLVMTypeRef *ftys = lw_alloc(L, nacc * sizeof *ftys);
     if (!args || !ftys)
         return;
     StrBuf t, c;
     sb_init(&t);
     sb_init(&c);
+    uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * nmma; /* operand numbers */
     sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
-              "\twgmma.fence.sync.aligned;\n", 2 * nacc + ndesc, 2 * nacc + ndesc);
+              "\twgmma.fence.sync.aligned;\n", flag, flag);
     uint32_t d = 0;
-    for (uint32_t j = 0; j < 4; j++)
+    for (uint32_t j = j0; j < j0 + nk; j++)
         for (uint32_t p = 0; p < npairs; p++, d++) {
             uint32_t ca = npairs == 3 ? pairs3[p][0] : 0, cb = npairs == 3 ? pairs3[p][1] : 0;
-            int64_t adda = (ca * P->copy_bytes + j * 32) >> 4, addb = (cb * P->copy_bytes + j * 32) >> 4;
-            args[nacc + 2 * d] = LLVMBuildAdd(L->b, da, c64(L, adda), "");
-            args[nacc + 2 * d + 1] = LLVMBuildAdd(L->b, db, c64(L, addb), "");
+            for (uint32_t e = 0; e < 4; e++)
+                args[nacc + 5 * d + e] = a[ca][j][e];
+            int64_t addb = ((int64_t)cb * P->bn * ROW_BYTES + j * 32) >> 4;
+            args[nacc + 5 * d + 4] = LLVMBuildAdd(L->b, db, c64(L, addb), "");
             sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", P->bn);
             for (uint32_t r = 0; r < nacc; r++)
                 sb_printf(&t, "%s$%u", r ? ", " : "", r);
-            /* from_zero: the first wgmma ignores the accumulator (scale-d false) */
-            sb_printf(&t, "}, $%u, $%u, %s, 1, 1;\n", 2 * nacc + 2 * d, 2 * nacc + 2 * d + 1,
+            uint32_t o = first_in + 5 * d;
+            sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
                       from_zero && d == 0 ? "P0" : "P1");
         }
     sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
@@ -395,15 +491,15 @@ static void mma_stage(Pipe *P, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *a
     }
     for (uint32_t r = 0; r < nacc; r++)
         sb_printf(&c, ",%u", r);
-    for (uint32_t r = 0; r < ndesc; r++)
-        sb_puts(&c, ",l");
+    for (uint32_t r = 0; r < nmma; r++)
+        sb_puts(&c, ",r,r,r,r,l");
     sb_puts(&c, ",r,~{memory}");
-    args[nacc + ndesc] = c32(L, 1);
+    args[nin - 1] = c32(L, 1);
     LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ftys, nacc, 0);
     if (t.oom || c.oom) {
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     } else {
-        LLVMValueRef r = lw_asm(L, st, t.data, c.data, args, nacc + ndesc + 1, SEC);
+        LLVMValueRef r = lw_asm(L, st, t.data, c.data, args, nin, SEC);
         for (uint32_t i = 0; i < nacc; i++)
             acc[i] = LLVMBuildExtractValue(L->b, r, i, "");
     }
@@ -411,13 +507,53 @@ static void mma_stage(Pipe *P, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *a
     sb_free(&c);
 }
 
+/* One stage: the A fragments from the raw A tile (rounded or split here,
+ * once per element), then the wgmmas. Fragment of k8 step j, warp w, lane
+ * g*4+t: A[16w+g][8j+t], A[16w+g+8][8j+t], A[16w+g][8j+t+4], A[16w+g+8][8j+t+4]. */
+static void mma_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef *acc, uint32_t nacc)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, c32(L, 31), ""), c32(L, 2), "");
+    LLVMValueRef t4 = LLVMBuildShl(b, LLVMBuildAnd(b, L->tid, c32(L, 3), ""), c32(L, 2), "");
+    LLVMValueRef r0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16), ""), g, "");
+    LLVMValueRef row_off = LLVMBuildAdd(b, a_off, LLVMBuildMul(b, r0, c32(L, ROW_BYTES), ""), "");
+    uint32_t kg = P->copies == 3 ? 2 : 4; /* k8 steps per asm: 3xtf32's split fragments take registers */
+    LLVMValueRef *part = acc;
+    if (P->copies == 3) { /* this stage's products apart, then one RN add */
+        part = lw_regs(L, nacc);
+        if (!part)
+            return;
+        for (uint32_t r = 0; r < nacc; r++)
+            part[r] = LLVMConstReal(L->t_f32, 0.0); /* ignored: the first wgmma starts from zero */
+    }
+    for (uint32_t j0 = 0; j0 < 4; j0 += kg) {
+        LLVMValueRef a[3][4][4], raw[16], o[3][16];
+        for (uint32_t j = j0; j < j0 + kg; j++)
+            for (uint32_t e = 0; e < 4; e++) {
+                uint32_t chunk = 2 * j + (e >> 1), plus8 = e & 1;
+                LLVMValueRef off = LLVMBuildShl(b, LLVMBuildXor(b, g, c32(L, chunk), ""), c32(L, 4), "");
+                off = LLVMBuildAdd(b, LLVMBuildAdd(b, row_off, off, ""), t4, "");
+                off = LLVMBuildAdd(b, off, c32(L, plus8 * 8 * ROW_BYTES), "");
+                raw[4 * (j - j0) + e] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx),
+                                                                                    P->ring, &off, 1, ""), "");
+            }
+        split_batch(P, raw, 4 * kg, o);
+        for (uint32_t j = j0; j < j0 + kg; j++)
+            for (uint32_t e = 0; e < 4; e++)
+                for (uint32_t c = 0; c < P->copies; c++)
+                    a[c][j][e] = LLVMBuildBitCast(b, o[c][4 * (j - j0) + e], L->t_i32, "");
+        mma_group(P, a, j0, kg, db, part, nacc, P->copies == 3 && j0 == 0);
+    }
+    if (P->copies == 3)
+        for (uint32_t r = 0; r < nacc; r++)
+            acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
+}
+
 static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef wg = LLVMBuildLShr(b, L->tid, c32(L, 7), "");
-    LLVMValueRef a0 = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, wg, c32(L, 64 * ROW_BYTES), ""), "");
-    LLVMValueRef desc_a = descriptor(L, a0);
     LLVMValueRef desc_b = descriptor(L, LLVMBuildAdd(b, P->ring32, c32(L, P->bm * ROW_BYTES), ""));
 
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
@@ -442,23 +578,13 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     LLVMValueRef s = LLVMBuildURem(b, it, c32(L, P->stages), "");
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, it, c32(L, P->stages), ""), c32(L, 1), "");
     bar_wait(L, bar_addr(L, P->full32, s), ph);
-    LLVMValueRef soff = LLVMBuildZExt(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes >> 4), ""), L->t_i64, "");
+    LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
     LLVMValueRef *cur = lw_regs(L, nacc);
     if (!cur)
         return;
     memcpy(cur, phis, nacc * sizeof *cur);
-    if (P->copies == 3) { /* this stage's products apart, then one RN add */
-        LLVMValueRef *part = lw_regs(L, nacc);
-        if (!part)
-            return;
-        for (uint32_t r = 0; r < nacc; r++)
-            part[r] = LLVMConstReal(L->t_f32, 0.0);
-        mma_stage(P, LLVMBuildAdd(b, desc_a, soff, ""), LLVMBuildAdd(b, desc_b, soff, ""), part, nacc, 1);
-        for (uint32_t r = 0; r < nacc; r++)
-            cur[r] = LLVMBuildFAdd(b, cur[r], part[r], "");
-    } else {
-        mma_stage(P, LLVMBuildAdd(b, desc_a, soff, ""), LLVMBuildAdd(b, desc_b, soff, ""), cur, nacc, 0);
-    }
+    LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
+    mma_stage(P, soff, db, cur, nacc);
     bar_arrive(L, bar_addr(L, P->empty32, s));
     LLVMValueRef next = LLVMBuildAdd(b, it, c32(L, 1), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
@@ -487,10 +613,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBuilderRef b = L->b;
 
     Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)in.ival,
-              .prec = (TirPrecision)dot->ival, .consumers = L->threads, .producers = producer_warpgroups(dot)};
+              .prec = (TirPrecision)dot->ival, .consumers = L->threads};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
-    P.copy_bytes = (P.bm + P.bn) * ROW_BYTES;
-    P.stage_bytes = P.copies * P.copy_bytes;
+    P.lag = wgmma_lag(P.stages);
+    P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
@@ -503,14 +629,16 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, ELEM_F32), xb = lw_access(L, ldb, 0, ELEM_F32);
 
-    /* the ring, 1024-byte aligned, then full[] and empty[] */
-    uint32_t ring_bytes = P.stages * P.stage_bytes;
-    LLVMValueRef sm = smem_ptr(L, ring_bytes + 16 * P.stages + 1024);
+    /* the stages, 1024-byte aligned, the raw B slots, then full[] and empty[] */
+    uint32_t ring_bytes = P.stages * P.stage_bytes, raw_bytes = (P.lag + 1) * P.bn * ROW_BYTES;
+    LLVMValueRef sm = smem_ptr(L, wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages));
     LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
     LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
     P.ring = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "ring");
     P.ring32 = LLVMBuildTrunc(b, LLVMBuildAdd(b, sm64, pad, ""), L->t_i32, "");
-    P.full32 = LLVMBuildAdd(b, P.ring32, c32(L, ring_bytes), "");
+    P.raw_off = c32(L, ring_bytes);
+    P.raw32 = LLVMBuildAdd(b, P.ring32, P.raw_off, "");
+    P.full32 = LLVMBuildAdd(b, P.raw32, c32(L, raw_bytes), "");
     P.empty32 = LLVMBuildAdd(b, P.full32, c32(L, 8 * P.stages), "");
 
     LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.init");

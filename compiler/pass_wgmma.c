@@ -26,11 +26,20 @@
 
 #include <string.h>
 
-/* The shared memory a stage of the pipeline takes: A and B tiles as
- * 128-byte K-major rows (32 f32), once per operand copy. */
+/* The pipeline's shared memory (lower_wgmma.c): per stage the raw A tile
+ * and the B operand (once per copy), as 128-byte K-major rows of 32 f32;
+ * lag + 1 raw B tiles in flight; two barriers per stage; 1024 bytes of
+ * slack to align the stages to the swizzle's period. */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p)
 {
-    return (bm + bn) * 128u * (p == PREC_3XTF32 ? 3u : 1u);
+    return (bm + bn * (p == PREC_3XTF32 ? 3u : 1u)) * 128u;
+}
+
+uint32_t wgmma_lag(uint32_t stages) { return stages >= 4 ? 2 : 1; }
+
+uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
+{
+    return stages * wgmma_stage_bytes(bm, bn, p) + (wgmma_lag(stages) + 1) * bn * 128u + 16u * stages + 1024u;
 }
 
 static int is_const(const TirModule *m, uint32_t v, int64_t want)
@@ -125,10 +134,8 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
         p = PREC_TF32_RNA;
     if (p == PREC_IEEE)
         return 0;
-    /* stages that fit beside the barriers and the alignment slack */
-    uint32_t room = (227u - 2u) * 1024u, per = wgmma_stage_bytes(bm, bn, p);
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
-    while (stages > 1 && stages * per > room)
+    while (stages > 1 && wgmma_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
         stages--;
     if (stages < 2)
         return 0;
