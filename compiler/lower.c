@@ -381,6 +381,14 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
                                LLVMCreateStringAttribute(L->ctx, "nvvm.maxntid", 12, nt, (unsigned)strlen(nt)));
     LLVMValueRef md[3] = {L->fn, LLVMMDStringInContext(L->ctx, "maxntidx", 8), lw_const_i32(L, launch)};
     LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, md, 3));
+    if (launch > L->threads) { /* a register cap at entry, so the pipeline's setmaxnreg takes effect */
+        char nr[16];
+        snprintf(nr, sizeof nr, "%u", wgmma_entry_regs(launch));
+        LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(L->ctx, "nvvm.maxnreg", 12, nr, (unsigned)strlen(nr)));
+        LLVMValueRef mr[3] = {L->fn, LLVMMDStringInContext(L->ctx, "maxnreg", 7), lw_const_i32(L, wgmma_entry_regs(launch))};
+        LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, mr, 3));
+    }
 
     if (L->dib) {
         LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(L->dib, L->difile, NULL, 0, LLVMDIFlagZero);

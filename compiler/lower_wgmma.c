@@ -60,6 +60,28 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k)
     return 0;
 }
 
+enum { REGISTER_FILE = 65536 };
+
+uint32_t wgmma_entry_regs(uint32_t launch)
+{
+    uint32_t r = REGISTER_FILE / launch / 8 * 8;
+    return r > 255 ? 255 : r;
+}
+
+/* setmaxnreg: the producer warpgroup needs few registers (addresses and one
+ * 4x4 block per copy), the consumers all the accumulators. Returns the
+ * producer's count; *consumer gets the consumers' (0: leave as at entry). */
+static uint32_t register_split(uint32_t consumers, uint32_t copies, uint32_t *consumer)
+{
+    uint32_t prod = copies == 3 ? 112 : 120;
+    uint32_t per_warpgroup = REGISTER_FILE / WARPGROUP; /* 512 */
+    *consumer = 0;
+    if (consumers != 2 * WARPGROUP) /* one consumer warpgroup: 255 each at entry already */
+        return 0;
+    *consumer = (per_warpgroup - prod) / 2 / 8 * 8;
+    return prod;
+}
+
 typedef struct {
     Lower *L;
     uint32_t bm, bn, stages, lag, copies, consumers;
@@ -659,12 +681,22 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
+    uint32_t creg, preg = register_split(P.consumers, P.copies, &creg);
+    char rtmpl[64];
     LLVMPositionBuilderAtEnd(b, prod);
+    if (preg) {
+        snprintf(rtmpl, sizeof rtmpl, "setmaxnreg.dec.sync.aligned.u32 %u;", preg);
+        lw_asm(L, void_t(L), rtmpl, "~{memory}", NULL, 0, SEC);
+    }
     producer(&P, &xa, &xb);
     if (L->failed)
         return;
 
     LLVMPositionBuilderAtEnd(b, cons);
+    if (creg) {
+        snprintf(rtmpl, sizeof rtmpl, "setmaxnreg.inc.sync.aligned.u32 %u;", creg);
+        lw_asm(L, void_t(L), rtmpl, "~{memory}", NULL, 0, SEC);
+    }
     L->bar_threads = P.consumers;
     Layout lay = {.kind = LAYOUT_MMA, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1, .mt = 1,
                   .nt = P.bn / 8};
