@@ -54,8 +54,10 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k)
     const TirBlock *b = &m->blocks[k->body];
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
-        if (in->op == OP_FOR && in->ival > 0)
-            return WARPGROUP;
+        if (in->op == OP_FOR && in->ival > 0) {
+            const TirInst *dot = loop_dot(m, in);
+            return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival) * WARPGROUP;
+        }
     }
     return 0;
 }
@@ -68,23 +70,25 @@ uint32_t wgmma_entry_regs(uint32_t launch)
     return r > 255 ? 255 : r;
 }
 
-/* setmaxnreg: the producer warpgroup needs few registers (addresses and one
- * 4x4 block per copy), the consumers all the accumulators. Returns the
- * producer's count; *consumer gets the consumers' (0: leave as at entry). */
-static uint32_t register_split(uint32_t consumers, uint32_t copies, uint32_t *consumer)
+/* setmaxnreg: producers need addresses and one 4x4 block per copy (more
+ * with one producer, which covers a whole step alone), the consumers all
+ * the accumulators. Returns the producers' count; *consumer gets the
+ * consumers' (both 0: leave the entry count, when it is already 255). */
+static uint32_t register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer)
 {
-    uint32_t prod = copies == 3 ? 112 : 120;
-    uint32_t per_warpgroup = REGISTER_FILE / WARPGROUP; /* 512 */
+    uint32_t nc = consumers / WARPGROUP, per_warpgroup = REGISTER_FILE / WARPGROUP; /* 512 */
+    uint32_t prod = producers == 2 ? 88 : copies == 3 ? 112 : 120;
     *consumer = 0;
-    if (consumers != 2 * WARPGROUP) /* one consumer warpgroup: 255 each at entry already */
+    if ((nc + producers) * WARPGROUP <= 256)
         return 0;
-    *consumer = (per_warpgroup - prod) / 2 / 8 * 8;
+    uint32_t c = (per_warpgroup - producers * prod) / nc / 8 * 8;
+    *consumer = c > 240 ? 240 : c;
     return prod;
 }
 
 typedef struct {
     Lower *L;
-    uint32_t bm, bn, stages, lag, copies, consumers;
+    uint32_t bm, bn, stages, lag, copies, consumers, producers; /* producers: warpgroups */
     TirPrecision prec;
     uint32_t stage_bytes; /* raw A tile, then the B operand copies */
     LLVMValueRef ring;    /* ptr addrspace(3), 1024-byte aligned (the swizzle's period) */
@@ -313,13 +317,15 @@ static void st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValu
     LLVMSetAlignment(LLVMBuildStore(L->b, v, p), 16);
 }
 
-static void producer_barrier(Lower *L)
+/* Named barrier 2 + p of producer warpgroup p. */
+static void producer_barrier(Lower *L, LLVMValueRef id)
 {
-    lw_asm(L, void_t(L), "bar.sync 2, 128;", "~{memory}", NULL, 0, SEC);
+    lw_asm(L, void_t(L), "bar.sync $0, 128;", "r,~{memory}", &id, 1, SEC);
 }
 
 /* Step t's copies: the A tile into its stage, the B tile into its raw slot. */
-static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t, LLVMValueRef lt)
+static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t, LLVMValueRef slot,
+                       LLVMValueRef lt)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
@@ -343,7 +349,6 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
     /* B: run q is row id / (BN/4), chunk id % (BN/4) for id = 128q + lt (a warp
      * reads 512 contiguous bytes); chunk c of row r lands at c ^ ((r/4) % 8) so
      * that the transposing reads below hit distinct banks */
-    LLVMValueRef slot = LLVMBuildURem(b, t, c32(L, P->lag + 1), "");
     LLVMValueRef b_base = LLVMBuildAdd(b, P->raw32, LLVMBuildMul(b, slot, c32(L, P->bn * ROW_BYTES), ""), "");
     for (uint32_t q = 0; q < nb; q++) {
         uint32_t per = WARPGROUP / nbc; /* rows per run index (BN <= 256: a row has <= 64 chunks) */
@@ -361,13 +366,12 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
 /* Step j's B tile: raw slot -> rounded (split) K-major rows of its stage,
  * transposed 4x4 in registers: thread block q holds k rows 4*(lt%8)..+3 of
  * columns 4*(16q + lt/8)..+3. */
-static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
+static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValueRef lt)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4), i8 = LLVMInt8TypeInContext(L->ctx);
     LLVMValueRef s = LLVMBuildURem(b, j, c32(L, P->stages), "");
-    LLVMValueRef slot = LLVMBuildURem(b, j, c32(L, P->lag + 1), "");
     LLVMValueRef raw = LLVMBuildAdd(b, P->raw_off, LLVMBuildMul(b, slot, c32(L, P->bn * ROW_BYTES), ""), "");
     LLVMValueRef op = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
     LLVMValueRef kc = LLVMBuildAnd(b, lt, c32(L, 7), ""), lt8 = LLVMBuildLShr(b, lt, c32(L, 3), "");
@@ -396,15 +400,24 @@ static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     }
 }
 
-/* The producer warpgroup: iteration t issues step t's copies and finishes
- * step t - lag (its copies landed: B rounded into place, both released to
- * the consumers), then returns. */
+/* Producer warpgroup p of P: its iteration u issues the copies of step
+ * t = p + P*u and finishes step t - P*lag (its copies landed: B rounded into
+ * place, both released to the consumers); then it returns. Its raw B slots
+ * are its own: p*(lag+1) + u % (lag+1). */
 static void producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef lt = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
-    LLVMValueRef total = LLVMBuildAdd(b, P->nsteps, c32(L, P->lag), "");
+    LLVMValueRef ptid = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    LLVMValueRef pwg = LLVMBuildLShr(b, ptid, c32(L, 7), "");
+    LLVMValueRef lt = LLVMBuildAnd(b, ptid, c32(L, WARPGROUP - 1), "");
+    LLVMValueRef bar_id = LLVMBuildAdd(b, pwg, c32(L, 2), "");
+    /* my steps: ceil((nsteps - p) / P), at least 0 */
+    LLVMValueRef left = LLVMBuildSub(b, P->nsteps, pwg, "");
+    LLVMValueRef mine = LLVMBuildUDiv(b, LLVMBuildAdd(b, left, c32(L, P->producers - 1), ""), c32(L, P->producers), "");
+    mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), mine, c32(L, 0), "mine");
+    LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
+    LLVMValueRef slot0 = LLVMBuildMul(b, pwg, c32(L, P->lag + 1), "");
 
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.loop");
@@ -412,42 +425,45 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.exit");
     LLVMBuildBr(b, head);
     LLVMPositionBuilderAtEnd(b, head);
-    LLVMValueRef t = LLVMBuildPhi(b, L->t_i32, "pt");
+    LLVMValueRef u = LLVMBuildPhi(b, L->t_i32, "pu");
     LLVMValueRef zero = c32(L, 0);
-    LLVMAddIncoming(t, &zero, &pre, 1);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, t, total, ""), body, exit);
+    LLVMAddIncoming(u, &zero, &pre, 1);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, total, ""), body, exit);
 
     LLVMPositionBuilderAtEnd(b, body);
     LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
     LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, t, P->nsteps, ""), issue, issued);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, mine, ""), issue, issued);
     LLVMPositionBuilderAtEnd(b, issue);
-    issue_step(P, xa, xb, t, lt);
+    LLVMValueRef t = LLVMBuildAdd(b, pwg, LLVMBuildMul(b, u, c32(L, P->producers), ""), "");
+    LLVMValueRef slot = LLVMBuildAdd(b, slot0, LLVMBuildURem(b, u, c32(L, P->lag + 1), ""), "");
+    issue_step(P, xa, xb, t, slot, lt);
     LLVMBuildBr(b, issued);
     LLVMPositionBuilderAtEnd(b, issued);
     /* one group per iteration, empty past the last step, so that "all but
-     * the newest lag groups" is always step t - lag */
+     * the newest lag groups" is always the step being finished */
     lw_asm(L, void_t(L), "cp.async.commit_group;", "~{memory}", NULL, 0, SE);
 
-    LLVMValueRef j = LLVMBuildSub(b, t, c32(L, P->lag), "");
+    LLVMValueRef v = LLVMBuildSub(b, u, c32(L, P->lag), "");
     LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, j, c32(L, 0), ""), fin, next);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
     LLVMPositionBuilderAtEnd(b, fin);
     char w[48];
     snprintf(w, sizeof w, "cp.async.wait_group %u;", P->lag);
     lw_asm(L, void_t(L), w, "~{memory}", NULL, 0, SE);
-    producer_barrier(L); /* every producer thread's copies of step j have landed */
-    transform_step(P, j, lt);
+    producer_barrier(L, bar_id); /* every thread's copies of the step have landed */
+    LLVMValueRef j = LLVMBuildAdd(b, pwg, LLVMBuildMul(b, v, c32(L, P->producers), ""), "");
+    transform_step(P, j, LLVMBuildAdd(b, slot0, LLVMBuildURem(b, v, c32(L, P->lag + 1), ""), ""), lt);
     /* the tensor cores read B through the async proxy */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
     bar_arrive(L, bar_addr(L, P->full32, LLVMBuildURem(b, j, c32(L, P->stages), "")));
-    producer_barrier(L); /* the raw slot is read by all before step j + lag + 1 reuses it */
+    producer_barrier(L, bar_id); /* the raw slot is read by all before the next step reuses it */
     LLVMBuildBr(b, next);
 
     LLVMPositionBuilderAtEnd(b, next);
-    LLVMValueRef t1 = LLVMBuildAdd(b, t, c32(L, 1), "");
-    LLVMAddIncoming(t, &t1, &next, 1);
+    LLVMValueRef u1 = LLVMBuildAdd(b, u, c32(L, 1), "");
+    LLVMAddIncoming(u, &u1, &next, 1);
     LLVMBuildBr(b, head);
 
     LLVMPositionBuilderAtEnd(b, exit);
@@ -637,6 +653,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)in.ival,
               .prec = (TirPrecision)dot->ival, .consumers = L->threads};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
+    P.producers = wgmma_producers(P.bn, P.prec);
     P.lag = wgmma_lag(P.stages);
     P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
 
@@ -652,7 +669,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     Access xa = lw_access(L, lda, 0, ELEM_F32), xb = lw_access(L, ldb, 0, ELEM_F32);
 
     /* the stages, 1024-byte aligned, the raw B slots, then full[] and empty[] */
-    uint32_t ring_bytes = P.stages * P.stage_bytes, raw_bytes = (P.lag + 1) * P.bn * ROW_BYTES;
+    uint32_t ring_bytes = P.stages * P.stage_bytes, raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
     LLVMValueRef sm = smem_ptr(L, wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages));
     LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
     LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
@@ -681,7 +698,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
-    uint32_t creg, preg = register_split(P.consumers, P.copies, &creg);
+    uint32_t creg, preg = register_split(P.consumers, P.producers, P.copies, &creg);
     char rtmpl[64];
     LLVMPositionBuilderAtEnd(b, prod);
     if (preg) {

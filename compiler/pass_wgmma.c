@@ -28,18 +28,24 @@
 
 /* The pipeline's shared memory (lower_wgmma.c): per stage the raw A tile
  * and the B operand (once per copy), as 128-byte K-major rows of 32 f32;
- * lag + 1 raw B tiles in flight; two barriers per stage; 1024 bytes of
+ * lag + 1 raw B tiles in flight per producer warpgroup; two barriers per stage; 1024 bytes of
  * slack to align the stages to the swizzle's period. */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p)
 {
     return (bm + bn * (p == PREC_3XTF32 ? 3u : 1u)) * 128u;
 }
 
+/* lag < (stages + 2) / 2 keeps two producers from waiting on each other */
 uint32_t wgmma_lag(uint32_t stages) { return stages >= 4 ? 2 : 1; }
+
+/* Two producer warpgroups (each with its own raw slots) where the
+ * consumers leave them the registers: BN <= 128, one accumulator set. */
+uint32_t wgmma_producers(uint32_t bn, TirPrecision p) { return bn <= 128 && p != PREC_3XTF32 ? 2 : 1; }
 
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
 {
-    return stages * wgmma_stage_bytes(bm, bn, p) + (wgmma_lag(stages) + 1) * bn * 128u + 16u * stages + 1024u;
+    uint32_t raw = wgmma_producers(bn, p) * (wgmma_lag(stages) + 1) * bn * 128u;
+    return stages * wgmma_stage_bytes(bm, bn, p) + raw + 16u * stages + 1024u;
 }
 
 static int is_const(const TirModule *m, uint32_t v, int64_t want)
