@@ -654,7 +654,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
               .prec = (TirPrecision)dot->ival, .consumers = L->threads};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
     P.producers = wgmma_producers(P.bn, P.prec);
-    P.lag = wgmma_lag(P.stages);
+    P.lag = wgmma_lag(P.stages, P.producers);
     P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
 
     /* the step count; k itself is never read from the IR inside the loop */

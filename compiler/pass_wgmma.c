@@ -35,8 +35,15 @@ uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p)
     return (bm + bn * (p == PREC_3XTF32 ? 3u : 1u)) * 128u;
 }
 
-/* lag < (stages + 2) / 2 keeps two producers from waiting on each other */
-uint32_t wgmma_lag(uint32_t stages) { return stages >= 4 ? 2 : 1; }
+/* The steps between a step's copies and its use by one producer: at least
+ * 1, at most 2, and producers * lag < stages, or a producer would wait for a
+ * stage to empty that only a step it has yet to finish can empty (checked
+ * by simulating the protocol for 1..8 stages). */
+uint32_t wgmma_lag(uint32_t stages, uint32_t producers)
+{
+    uint32_t lag = producers == 1 ? (stages >= 4 ? 2 : 1) : (stages - 1) / producers;
+    return lag < 1 ? 1 : lag > 2 ? 2 : lag;
+}
 
 /* Two producer warpgroups (each with its own raw slots) where the
  * consumers leave them the registers: BN <= 128, one accumulator set. */
@@ -44,7 +51,7 @@ uint32_t wgmma_producers(uint32_t bn, TirPrecision p) { return bn <= 128 && p !=
 
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
 {
-    uint32_t raw = wgmma_producers(bn, p) * (wgmma_lag(stages) + 1) * bn * 128u;
+    uint32_t np = wgmma_producers(bn, p), raw = np * (wgmma_lag(stages, np) + 1) * bn * 128u;
     return stages * wgmma_stage_bytes(bm, bn, p) + raw + 16u * stages + 1024u;
 }
 
@@ -143,7 +150,7 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
     while (stages > 1 && wgmma_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
         stages--;
-    if (stages < 2)
+    if (stages < 2 || wgmma_producers(bn, p) * wgmma_lag(stages, wgmma_producers(bn, p)) >= stages)
         return 0;
     m->insts[di].ival = p;
     return stages;
