@@ -72,7 +72,7 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d);
  * and its use, and the whole (pass_wgmma.c says how it is laid out). */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 uint32_t wgmma_lag(uint32_t stages, uint32_t producers);
-uint32_t wgmma_producers(uint32_t bn, TirPrecision p);
+uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */

@@ -56,7 +56,7 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k)
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
         if (in->op == OP_FOR && in->ival > 0) {
             const TirInst *dot = loop_dot(m, in);
-            return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival) * WARPGROUP;
+            return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
         }
     }
     return 0;
@@ -653,7 +653,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)in.ival,
               .prec = (TirPrecision)dot->ival, .consumers = L->threads};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
-    P.producers = wgmma_producers(P.bn, P.prec);
+    P.producers = wgmma_producers(P.bn, P.prec, P.stages);
     P.lag = wgmma_lag(P.stages, P.producers);
     P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
 

@@ -12,7 +12,8 @@
  * Needs: a verified module. Guarantees: the same results. A load qualifies
  * when it sits directly in the loop body, every index is the induction
  * variable or defined outside the loop, and nothing in the loop stores to
- * memory (a store could change what the early load reads). Loads are
+ * memory (a store could change what the early load reads), and the loop
+ * is not one pass_wgmma marked (its pipeline loads ahead itself). Loads are
  * bounds-checked, so the extra load past the last iteration reads only
  * in-view memory (or nothing) and its value is dropped.
  */
@@ -131,7 +132,8 @@ static int prefetch_loop(TirModule *m, const uint32_t *ib, uint32_t fi, uint32_t
     *nfor = 0;
     TirInst f = m->insts[fi];
     TirBlock body = m->blocks[f.body];
-    if (body.ninsts < 2 || stores_in(m, f.body))
+    /* a loop marked by pass_wgmma keeps its shape: its pipeline prefetches */
+    if (body.ninsts < 2 || f.ival > 0 || stores_in(m, f.body))
         return 0;
     uint32_t iv = m->pool[body.args];
     uint32_t lo = m->pool[f.args], step = m->pool[f.args + 2];

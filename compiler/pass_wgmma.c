@@ -46,12 +46,16 @@ uint32_t wgmma_lag(uint32_t stages, uint32_t producers)
 }
 
 /* Two producer warpgroups (each with its own raw slots) where the
- * consumers leave them the registers: BN <= 128, one accumulator set. */
-uint32_t wgmma_producers(uint32_t bn, TirPrecision p) { return bn <= 128 && p != PREC_3XTF32 ? 2 : 1; }
+ * consumers leave them the registers (BN <= 128, one accumulator set) and
+ * there are stages enough for both (producers * lag < stages). */
+uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages)
+{
+    return bn <= 128 && p != PREC_3XTF32 && stages >= 3 ? 2 : 1;
+}
 
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
 {
-    uint32_t np = wgmma_producers(bn, p), raw = np * (wgmma_lag(stages, np) + 1) * bn * 128u;
+    uint32_t np = wgmma_producers(bn, p, stages), raw = np * (wgmma_lag(stages, np) + 1) * bn * 128u;
     return stages * wgmma_stage_bytes(bm, bn, p) + raw + 16u * stages + 1024u;
 }
 
@@ -150,7 +154,8 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
     while (stages > 1 && wgmma_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
         stages--;
-    if (stages < 2 || wgmma_producers(bn, p) * wgmma_lag(stages, wgmma_producers(bn, p)) >= stages)
+    uint32_t np = wgmma_producers(bn, p, stages);
+    if (stages < 2 || np * wgmma_lag(stages, np) >= stages)
         return 0;
     m->insts[di].ival = p;
     return stages;

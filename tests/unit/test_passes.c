@@ -4,10 +4,14 @@
  *   - pass_prefetch on a K loop with partial tiles (and a load it must
  *     leave alone);
  *   - pass_precision: the un-rewritten IR (the executor implements every
- *     mode itself) against the rewritten one, for every mode.
+ *     mode itself) against the rewritten one, for every mode;
+ *   - pass_wgmma: marks exactly the GEMM loops its lowering handles, and a
+ *     marked kernel (after pass_precision, which leaves marked dots alone)
+ *     computes what the unmarked one does, for every mode.
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +36,28 @@ static const char *gemm_src =
     "    yield %d\n"
     "  }\n"
     "  store %acc, %vc[%m0, %n0]\n"
+    "}\n";
+
+/* The shape pass_wgmma pipelines: 16 x warps rows, BN >= 64, K step 32;
+ * %s is replaced by what a case puts before the loop. */
+static const char *wg_fmt =
+    "kernel @g(%%A: ptr<f32>, %%B: ptr<f32>, %%C: ptr<f32>, %%M: i32, %%N: i32, %%K: i32) warps(4) {\n"
+    "  %%pm = program_id 0\n"
+    "  %%pn = program_id 1\n"
+    "  %%m0 = mul %%pm, 64\n"
+    "  %%n0 = mul %%pn, 64\n"
+    "  %%va = view %%A [%%M, %%K] strides [%%K, 1]\n"
+    "  %%vb = view %%B [%%K, %%N] strides [%%N, 1]\n"
+    "  %%vc = view %%C [%%M, %%N] strides [%%N, 1]\n"
+    "%s"
+    "  %%z = zeros : tile<64x64xf32>\n"
+    "  %%acc = for %%k = 0 to %%K step %d iter(%%c = %%z) {\n"
+    "    %%a = load %%va[%%m0, %%k] : tile<64x32xf32>\n"
+    "    %%b = load %%vb[%%k, %%n0] : tile<32x64xf32>\n"
+    "    %%d = dot %%a, %%b, %%c : tile<64x64xf32>\n"
+    "    yield %%d\n"
+    "  }\n"
+    "  store %%acc, %%vc[%%m0, %%n0]\n"
     "}\n";
 
 enum { M = 45, N = 37, K = 53 };
@@ -116,6 +142,199 @@ START_TEST(prefetch_leaves_dependent_loads)
 }
 END_TEST
 
+static char wg_src[2048];
+
+static TirModule *wg_module(const char *before, int step)
+{
+    snprintf(wg_src, sizeof wg_src, wg_fmt, before, step);
+    return parse_ok(wg_src);
+}
+
+/* The kernel body's first loop. */
+static const TirInst *first_for(const TirModule *m)
+{
+    const TirBlock *b = &m->blocks[m->kernels[0].body];
+    for (uint32_t k = 0; k < b->ninsts; k++)
+        if (m->insts[m->pool[b->insts + k]].op == OP_FOR)
+            return &m->insts[m->pool[b->insts + k]];
+    return NULL;
+}
+
+/* Runs pass_wgmma with these options; returns the loop's mark. */
+static int wg_mark(TirModule *m, const TcOptions *o)
+{
+    Diag d;
+    diag_init(&d, "g.tir", wg_src, strlen(wg_src));
+    ck_assert_int_eq(pass_wgmma(m, o, &d), 0);
+    ck_assert_int_eq(tir_verify(m, &d), 0);
+    diag_free(&d);
+    return first_for(m)->ival;
+}
+
+START_TEST(wgmma_marks_gemm_loops)
+{
+    TcOptions o;
+    tc_options_default(&o);
+    TirModule *m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 4); /* 4 stages of (64 + 64) x 128 bytes fit */
+    /* the dot's mode is explicit, and pass_precision leaves the loop as it is */
+    const TirInst *f = first_for(m);
+    uint32_t ninsts = m->blocks[f->body].ninsts;
+    Diag d;
+    diag_init(&d, "g.tir", wg_src, strlen(wg_src));
+    ck_assert_int_eq(pass_precision(m, PREC_TF32_RNA, &d), 0);
+    diag_free(&d);
+    f = first_for(m);
+    ck_assert_uint_eq(m->blocks[f->body].ninsts, ninsts);
+    StrBuf out;
+    sb_init(&out);
+    tir_print(m, &out);
+    ck_assert_ptr_nonnull(strstr(out.data, "// wgmma pipeline, 4 stages"));
+    ck_assert_ptr_nonnull(strstr(out.data, "precision = tf32-rna"));
+    ck_assert_ptr_null(strstr(out.data, "round_tf32"));
+    sb_free(&out);
+    tir_module_free(m);
+    o.stages = 2; /* --stages=2 */
+    m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 2);
+    tir_module_free(m);
+}
+END_TEST
+
+START_TEST(wgmma_leaves_other_loops)
+{
+    TcOptions o;
+    tc_options_default(&o);
+    TirModule *m;
+    /* what the pipeline cannot take: a store or a tile load before the loop, a step that
+     * is not the tile's K, no wgmma (sm_80 or -fno-wgmma), ieee */
+    const char *before[] = {"  %t = load %vc[0, 0] : tile<64x64xf32>\n  store %t, %vc[0, 0]\n",
+                            "  %t = load %vc[0, 0] : tile<64x64xf32>\n"};
+    for (int i = 0; i < 2; i++) {
+        m = wg_module(before[i], 32);
+        ck_assert_int_eq(wg_mark(m, &o), 0);
+        tir_module_free(m);
+    }
+    m = wg_module("", 16);
+    ck_assert_int_eq(wg_mark(m, &o), 0);
+    tir_module_free(m);
+    o.arch = ARCH_SM80;
+    m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 0);
+    tir_module_free(m);
+    tc_options_default(&o);
+    o.wgmma = 0;
+    m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 0);
+    tir_module_free(m);
+    tc_options_default(&o);
+    o.precision = PREC_IEEE;
+    m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 0);
+    tir_module_free(m);
+    /* and pass_prefetch leaves a marked loop alone */
+    tc_options_default(&o);
+    m = wg_module("", 32);
+    ck_assert_int_gt(wg_mark(m, &o), 0);
+    Diag d;
+    diag_init(&d, "g.tir", wg_src, strlen(wg_src));
+    ck_assert_int_eq(pass_prefetch(m, &d), 0);
+    diag_free(&d);
+    ck_assert_uint_eq(first_for(m)->nresults, 1);
+    tir_module_free(m);
+}
+END_TEST
+
+/* Executor results of the wgmma kernel with and without the mark. */
+static void run_wg(float *C, TirPrecision mode, int mark)
+{
+    static float A[M * K], B[K * N];
+    fill(A, M * K, 3);
+    fill(B, K * N, 4);
+    for (int i = 0; i < M * N; i++)
+        C[i] = -7.0f;
+    TirModule *m = wg_module("", 32);
+    TcOptions o;
+    tc_options_default(&o);
+    o.precision = mode;
+    if (mark)
+        wg_mark(m, &o);
+    Diag d;
+    diag_init(&d, "g.tir", wg_src, strlen(wg_src));
+    ck_assert_int_eq(pass_precision(m, mode, &d), 0);
+    ck_assert_int_eq(tir_verify(m, &d), 0);
+    diag_free(&d);
+    int32_t mm = M, nn = N, kk = K;
+    void *a = A, *b = B, *c = C;
+    void *args[] = {&a, &b, &c, &mm, &nn, &kk};
+    unsigned grid[3] = {1, 1, 1};
+    exec_ok(m, grid, args, mode);
+    tir_module_free(m);
+}
+
+START_TEST(wgmma_keeps_results)
+{
+    static const TirPrecision modes[] = {PREC_TF32_TRUNC, PREC_TF32_RNA, PREC_TF32_RNE, PREC_3XTF32};
+    static float ref[M * N], got[M * N];
+    run_wg(ref, modes[_i], 0);
+    run_wg(got, modes[_i], 1);
+    assert_same(ref, got, M * N);
+    for (int i = 0; i < M * N; i++)
+        ck_assert(ref[i] != -7.0f);
+}
+END_TEST
+
+/* The pipeline's protocol (lower_wgmma.c) played out step by step: producer
+ * p's iteration u first issues step p + P*u, waiting until stage
+ * (step % S) is empty (step - S consumed), then finishes step p + P*(u - lag);
+ * the consumers take steps in order as they are finished. With the
+ * producers and lag pass_wgmma picks, every step gets consumed for every
+ * step count: no deadlock. */
+static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
+{
+    int consumed = -1, u[2] = {0, 0}, finishing[2] = {0, 0}, done[64] = {0};
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (uint32_t p = 0; p < P; p++) {
+            int mine = n > (int)p ? (n - (int)p + (int)P - 1) / (int)P : 0;
+            if (u[p] >= mine + (int)lag)
+                continue;
+            if (!finishing[p]) {
+                int t = (int)p + (int)P * u[p];
+                if (u[p] < mine && t - (int)S > consumed)
+                    continue; /* waits for an empty stage */
+                finishing[p] = 1;
+            } else {
+                int v = u[p] - (int)lag;
+                if (v >= 0)
+                    done[(int)p + (int)P * v] = 1;
+                finishing[p] = 0;
+                u[p]++;
+            }
+            progress = 1;
+        }
+        while (consumed + 1 < n && done[consumed + 1]) {
+            consumed++;
+            progress = 1;
+        }
+    }
+    return consumed == n - 1;
+}
+
+START_TEST(wgmma_protocol_completes)
+{
+    for (uint32_t S = 2; S <= 8; S++)
+        for (uint32_t bn = 64; bn <= 256; bn *= 2) {
+            uint32_t P = wgmma_producers(bn, PREC_TF32_RNA, S), lag = wgmma_lag(S, P);
+            ck_assert_uint_lt(P * lag, S);
+            for (int n = 0; n < 64; n++)
+                ck_assert_msg(protocol_completes(P, S, lag, n), "deadlock: %u producers, %u stages, lag %u, %d steps",
+                              P, S, lag, n);
+        }
+    ck_assert(!protocol_completes(2, 4, 2, 10)); /* the model does catch a deadlock */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("passes");
@@ -123,6 +342,10 @@ int main(void)
     tcase_add_test(tc, prefetch_keeps_results);
     tcase_add_loop_test(tc, precision_pass_keeps_results, 0, 5);
     tcase_add_test(tc, prefetch_leaves_dependent_loads);
+    tcase_add_test(tc, wgmma_marks_gemm_loops);
+    tcase_add_test(tc, wgmma_leaves_other_loops);
+    tcase_add_loop_test(tc, wgmma_keeps_results, 0, 4);
+    tcase_add_test(tc, wgmma_protocol_completes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
