@@ -1,38 +1,50 @@
 /*
  * The sm_90a GEMM loop (marked by pass_wgmma): a warp-specialized wgmma
- * pipeline through a ring of shared-memory stages.
+ * pipeline through a ring of S shared-memory stages.
  *
  * The program runs its warps(W) as consumers (W/4 warpgroups, each owning
  * 64 rows of the BM x BN accumulator) and P more warpgroups as producers
- * (producer_warpgroups()); producer warpgroup p fills the stages of K steps
- * p, p + P, ... (with two, two stages of global loads are in flight without
- * doubling any thread's registers):
+ * (wgmma_producers(): two where the registers allow). Producer warpgroup p
+ * handles K steps p, p + P, ...; its iteration u
  *
- *   producer, step i, stage s = i % S: wait until empty[s] completes,
- *     load its part of the A tile (BM x 32) and the B tile (32 x BN) from
- *     global memory (16-byte loads when the tile is inside and its rows are
- *     16-byte aligned, else element by element behind bounds checks, zero
- *     outside), round each element once (rna, rne; 3xtf32: big, small and
- *     the masked big, as pass_precision defines them), store both tiles as
- *     K-major rows of 32 f32 (128 bytes, 128-byte swizzle; B transposed 4x4
- *     in registers), fence.proxy.async, arrive on full[s].
- *   consumer, step i: wait for full[s]; wgmma m64nBNk8 from shared-memory
- *     descriptors, 4 per stage, wait for them; arrive on empty[s]. 3xtf32:
- *     12 per stage (small*hic, hic*small, big*big per k8) summed from zero
- *     apart, then added to the accumulator with a round-to-nearest f32 add:
- *     the tensor cores truncate as they accumulate, a bias that would grow
- *     with K (measured 2.9e-5 at K = 4096 when accumulating in place, 100x
- *     the split's own error).
+ *   issues step t = p + P*u: waits until stage t % S is empty, then copies
+ *     with cp.async (16 bytes where the tile is inside and its rows 16-byte
+ *     aligned, else element by element behind bounds checks, zero outside)
+ *     the A tile (BM x 32) into the stage, as 128-byte K-major rows with
+ *     the 128-byte swizzle, and the B tile (32 x BN) raw into one of its
+ *     lag + 1 slots;
+ *   finishes step t - P*lag: waits for those copies (cp.async.wait_group
+ *     lag, then its named barrier), rounds B once per element (rna, rne;
+ *     3xtf32: big, small and the masked big, as pass_precision defines
+ *     them), transposes it 4x4 in registers into the stage's K-major B
+ *     operand (one copy per split part), fence.proxy.async, arrives on
+ *     full[stage].
  *
- * Why not TMA: every element must pass through registers anyway to be
- * rounded (the tensor cores truncate), and TF32 wgmma reads only K-major
- * operands from shared memory while B is row-major; loading through
- * registers does both at once and takes any stride, odd ones included.
+ * The consumers, step by step: wait for full[s]; read their A fragments from
+ * the raw A tile and round (or split) them in registers; wgmma m64nBNk8
+ * with A from registers and B by descriptor, 4 per stage, in one asm
+ * statement that also waits for them; arrive on empty[s]. 3xtf32: 12 per
+ * stage (small*hic, hic*small, big*big per k8) summed from zero apart, then
+ * added to the accumulator with a round-to-nearest f32 add: the tensor
+ * cores truncate as they accumulate, a bias that grows with K (measured
+ * 2.9e-5 at K = 4096 accumulating in place, 100x the split's own error).
+ *
+ * Why this shape: the tensor cores truncate, so every element passes
+ * through registers once to be rounded; TF32 wgmma reads only K-major
+ * operands from shared memory, and row-major B is not, so B is transposed
+ * on that pass; A is K-major already and is rounded where it meets the
+ * tensor core, as a register operand. cp.async holds no registers while the
+ * loads are in flight (the first version loaded through registers and was
+ * latency-bound: bench/NOTES.md v2..v5), and takes any stride, odd ones
+ * included. TMA would take the copies off the producers too; it needs
+ * tensor maps from the runtime and 16-byte strides, and is not done yet.
  *
  * The accumulator registers are the MMA layout with one warp per 16 rows,
  * exactly wgmma's fragment order, so the rest of the kernel lowers as
  * usual, run by the consumers alone (lw_barrier becomes named barrier 1 of
- * the consumer threads); the producers exit after the loop.
+ * the consumer threads); the producers exit after the loop. Registers: a
+ * cap at entry (.maxnreg) and setmaxnreg give the consumers what the
+ * producers do not need.
  */
 #include "compiler/lower.h"
 
@@ -131,6 +143,49 @@ static void bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity)
                              "=r,r,r,~{memory}", args, 2, SE);
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, ok, c32(L, 0), ""), done, spin);
     LLVMPositionBuilderAtEnd(L->b, done);
+}
+
+/* A counted loop: `i` runs from 0 while `i < n`; the caller adds its own phis
+ * at `head` (incoming from `pre`), emits the body, and loop_close()s. */
+typedef struct {
+    LLVMBasicBlockRef pre, head, body, exit;
+    LLVMValueRef i;
+} Loop;
+
+static Loop loop_open(Lower *L, const char *name)
+{
+    char nm[32];
+    Loop lp = {.pre = LLVMGetInsertBlock(L->b)};
+    snprintf(nm, sizeof nm, "%s.loop", name);
+    lp.head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, nm);
+    snprintf(nm, sizeof nm, "%s.step", name);
+    lp.body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, nm);
+    snprintf(nm, sizeof nm, "%s.exit", name);
+    lp.exit = LLVMAppendBasicBlockInContext(L->ctx, L->fn, nm);
+    LLVMBuildBr(L->b, lp.head);
+    LLVMPositionBuilderAtEnd(L->b, lp.head);
+    lp.i = LLVMBuildPhi(L->b, L->t_i32, name);
+    LLVMValueRef zero = c32(L, 0);
+    LLVMAddIncoming(lp.i, &zero, &lp.pre, 1);
+    return lp;
+}
+
+/* Ends the head: into the body while i < n. */
+static void loop_test(Lower *L, Loop *lp, LLVMValueRef n)
+{
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, lp->i, n, ""), lp->body, lp->exit);
+    LLVMPositionBuilderAtEnd(L->b, lp->body);
+}
+
+/* Ends the body (from the current block): i + 1, back to the head; the
+ * builder continues at the exit. */
+static void loop_close(Lower *L, Loop *lp)
+{
+    LLVMValueRef next = LLVMBuildAdd(L->b, lp->i, c32(L, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMAddIncoming(lp->i, &next, &latch, 1);
+    LLVMBuildBr(L->b, lp->head);
+    LLVMPositionBuilderAtEnd(L->b, lp->exit);
 }
 
 /* ---- producer ---- */
@@ -419,18 +474,9 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
     LLVMValueRef slot0 = LLVMBuildMul(b, pwg, c32(L, P->lag + 1), "");
 
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.loop");
-    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.step");
-    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.exit");
-    LLVMBuildBr(b, head);
-    LLVMPositionBuilderAtEnd(b, head);
-    LLVMValueRef u = LLVMBuildPhi(b, L->t_i32, "pu");
-    LLVMValueRef zero = c32(L, 0);
-    LLVMAddIncoming(u, &zero, &pre, 1);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, total, ""), body, exit);
-
-    LLVMPositionBuilderAtEnd(b, body);
+    Loop lp = loop_open(L, "prod");
+    LLVMValueRef u = lp.i;
+    loop_test(L, &lp, total);
     LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
     LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, mine, ""), issue, issued);
@@ -462,11 +508,7 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBuildBr(b, next);
 
     LLVMPositionBuilderAtEnd(b, next);
-    LLVMValueRef u1 = LLVMBuildAdd(b, u, c32(L, 1), "");
-    LLVMAddIncoming(u, &u1, &next, 1);
-    LLVMBuildBr(b, head);
-
-    LLVMPositionBuilderAtEnd(b, exit);
+    loop_close(L, &lp);
     LLVMBuildRetVoid(b);
 }
 
@@ -594,25 +636,16 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     LLVMBuilderRef b = L->b;
     LLVMValueRef desc_b = descriptor(L, LLVMBuildAdd(b, P->ring32, c32(L, P->bm * ROW_BYTES), ""));
 
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.loop");
-    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.step");
-    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.exit");
-    LLVMBuildBr(b, head);
-    LLVMPositionBuilderAtEnd(b, head);
-    LLVMValueRef it = LLVMBuildPhi(b, L->t_i32, "cit");
-    LLVMValueRef zero = c32(L, 0);
-    LLVMAddIncoming(it, &zero, &pre, 1);
+    Loop lp = loop_open(L, "mma");
+    LLVMValueRef it = lp.i;
     LLVMValueRef *phis = lw_regs(L, nacc);
     if (!phis)
         return;
     for (uint32_t r = 0; r < nacc; r++) {
         phis[r] = LLVMBuildPhi(b, L->t_f32, "");
-        LLVMAddIncoming(phis[r], &acc[r], &pre, 1);
+        LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
     }
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, it, P->nsteps, ""), body, exit);
-
-    LLVMPositionBuilderAtEnd(b, body);
+    loop_test(L, &lp, P->nsteps);
     LLVMValueRef s = LLVMBuildURem(b, it, c32(L, P->stages), "");
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, it, c32(L, P->stages), ""), c32(L, 1), "");
     bar_wait(L, bar_addr(L, P->full32, s), ph);
@@ -624,14 +657,10 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
     mma_stage(P, soff, db, cur, nacc);
     bar_arrive(L, bar_addr(L, P->empty32, s));
-    LLVMValueRef next = LLVMBuildAdd(b, it, c32(L, 1), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-    LLVMAddIncoming(it, &next, &latch, 1);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
-    LLVMBuildBr(b, head);
-
-    LLVMPositionBuilderAtEnd(b, exit);
+    loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
 }
 
