@@ -16,11 +16,12 @@
  * loop), init is a constant tile; the views and the non-k indices are
  * defined outside the loop; BM = 16 x the kernel's warps (4 or 8: one or
  * two consumer warpgroups of m64 wgmma rows), BN a power of two from 64 to
- * 256, padding 0; the stages of A and B tiles (three copies each for
- * 3xtf32: big, small and the masked big) fit in shared memory at least
- * twice. pass_precision leaves marked dots alone: the producer rounds or
- * splits each element once, as it moves it to shared memory. Everything
- * else is left for the generic lowering.
+ * 256, padding 0; at least two stages fit in shared memory (the B
+ * operand three times for 3xtf32: big, small and the masked big), with
+ * producers * lag < stages. pass_precision leaves marked dots alone: the
+ * pipeline rounds or splits each element once, as it moves it to shared
+ * memory (B) or into registers (A). Everything else is left for the
+ * generic lowering.
  */
 #include "compiler/compiler.h"
 
@@ -28,8 +29,8 @@
 
 /* The pipeline's shared memory (lower_wgmma.c): per stage the raw A tile
  * and the B operand (once per copy), as 128-byte K-major rows of 32 f32;
- * lag + 1 raw B tiles in flight per producer warpgroup; two barriers per stage; 1024 bytes of
- * slack to align the stages to the swizzle's period. */
+ * lag + 1 raw B tiles in flight per producer warpgroup; two barriers per
+ * stage; 1024 bytes of slack to align the stages to the swizzle's period. */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p)
 {
     return (bm + bn * (p == PREC_3XTF32 ? 3u : 1u)) * 128u;
