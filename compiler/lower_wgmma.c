@@ -84,16 +84,19 @@ uint32_t wgmma_entry_regs(uint32_t launch)
 
 /* setmaxnreg: producers need addresses and one 4x4 block per copy (more
  * with one producer, which covers a whole step alone), the consumers all
- * the accumulators. Returns the producers' count; *consumer gets the
- * consumers' (both 0: leave the entry count, when it is already 255). */
+ * the accumulators, out of what the program holds at entry (setmaxnreg.inc
+ * waits until the program's own registers suffice). Returns the producers'
+ * count; *consumer gets the consumers' (both 0: leave the entry count, when
+ * it is already 255). */
 static uint32_t register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer)
 {
-    uint32_t nc = consumers / WARPGROUP, per_warpgroup = REGISTER_FILE / WARPGROUP; /* 512 */
+    uint32_t nc = consumers / WARPGROUP, launch = consumers + producers * WARPGROUP;
     uint32_t prod = producers == 2 ? 88 : copies == 3 ? 112 : 120;
     *consumer = 0;
-    if ((nc + producers) * WARPGROUP <= 256)
+    if (launch <= 256)
         return 0;
-    uint32_t c = (per_warpgroup - producers * prod) / nc / 8 * 8;
+    uint32_t held = (nc + producers) * wgmma_entry_regs(launch);
+    uint32_t c = (held - producers * prod) / nc / 8 * 8;
     *consumer = c > 240 ? 240 : c;
     return prod;
 }
@@ -290,7 +293,8 @@ static void split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef
 
 /* Whether the 16-byte path serves the tile rows [r0, r0+nr) x columns
  * [c0, c0+nc): unit column stride, row stride a multiple of 4, a 16-byte
- * aligned base, and the tile inside the matrix. */
+ * aligned base, a first column that is a multiple of 4 (a loop from an odd
+ * k, a tile at an odd column), and the tile inside the matrix. */
 static LLVMValueRef fast_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t nr, LLVMValueRef c0, uint32_t nc)
 {
     LLVMBuilderRef b = L->b;
@@ -299,6 +303,8 @@ static LLVMValueRef fast_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, s0lo, c64(L, 0), ""), "");
     LLVMValueRef blo = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, x->base, L->t_i64, ""), c64(L, 15), "");
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, blo, c64(L, 0), ""), "");
+    LLVMValueRef c0lo = LLVMBuildAnd(b, c0, c64(L, 3), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, c0lo, c64(L, 0), ""), "");
     LLVMValueRef in[4] = {
         LLVMBuildICmp(b, LLVMIntSGE, r0, c64(L, 0), ""),
         LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, r0, c64(L, nr), ""), x->d0, ""),
@@ -753,6 +759,20 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         return;
     memcpy(regs, acc, nacc * sizeof *regs);
     consumer(&P, regs, nacc);
-    lw_barrier(L); /* every consumer is done with the ring before the rest reuses shared memory */
+    lw_barrier(L); /* every consumer is done with the ring */
+    /* the barriers' memory may be reused by the rest of the kernel: PTX wants
+     * them invalidated first (every producer wait and arrive is over: the
+     * consumers have seen the last step) */
+    LLVMBasicBlockRef inval = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.inval");
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "pipe.done");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), inval, after);
+    LLVMPositionBuilderAtEnd(b, inval);
+    for (uint32_t s = 0; s < 2 * P.stages; s++) {
+        LLVMValueRef a = bar_addr(L, P.full32, c32(L, s)); /* empty[] follows full[] */
+        lw_asm(L, void_t(L), "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}", &a, 1, SE);
+    }
+    LLVMBuildBr(b, after);
+    LLVMPositionBuilderAtEnd(b, after);
+    lw_barrier(L);
     lw_set(L, in.result, (LVal){.kind = LV_TILE, .regs = regs, .lay = lay});
 }

@@ -14,7 +14,7 @@
  * everything before it computes scalars, views or constant tiles (the
  * producer warps run it too, outside the tile layouts, and exit after the
  * loop), init is a constant tile; the views and the non-k indices are
- * defined outside the loop; BM = 16 x the kernel's warps (4 or 8: one or
+ * defined outside the loop; the dot has no {accumulate = rn}; BM = 16 x the kernel's warps (4 or 8: one or
  * two consumer warpgroups of m64 wgmma rows), BN a power of two from 64 to
  * 256, padding 0; at least two stages fit in shared memory (the B
  * operand three times for 3xtf32: big, small and the masked big), with
@@ -133,6 +133,8 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     if (!di || m->insts[di].op != OP_DOT)
         return 0;
     const TirInst *dot = &m->insts[di];
+    if (dot->i64 & TIR_DOT_ACC_RN) /* asks for RN accumulation per k8 step: the generic lowering's */
+        return 0;
     const uint32_t *da = tir_args(m, dot);
     uint32_t init = tir_value_def_inst(m, tir_args(m, f)[3]);
     if (!init || !splat_op((TirOp)m->insts[init].op))

@@ -207,7 +207,7 @@ START_TEST(wgmma_leaves_other_loops)
     tc_options_default(&o);
     TirModule *m;
     /* what the pipeline cannot take: a store or a tile load before the loop, a step that
-     * is not the tile's K, no wgmma (sm_80 or -fno-wgmma), ieee */
+     * is not the tile's K, no wgmma (sm_80 or -fno-wgmma), ieee, {accumulate = rn} */
     const char *before[] = {"  %t = load %vc[0, 0] : tile<64x64xf32>\n  store %t, %vc[0, 0]\n",
                             "  %t = load %vc[0, 0] : tile<64x64xf32>\n"};
     for (int i = 0; i < 2; i++) {
@@ -230,6 +230,17 @@ START_TEST(wgmma_leaves_other_loops)
     tc_options_default(&o);
     o.precision = PREC_IEEE;
     m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 0);
+    tir_module_free(m);
+    /* a dot that asks for RN accumulation per k8 step keeps the generic lowering */
+    tc_options_default(&o);
+    snprintf(wg_src, sizeof wg_src, wg_fmt, "", 32);
+    char *dot = strstr(wg_src, "dot %a, %b, %c");
+    ck_assert_ptr_nonnull(dot);
+    char rest[1024];
+    snprintf(rest, sizeof rest, "%s", dot + strlen("dot %a, %b, %c"));
+    snprintf(dot, sizeof wg_src - (size_t)(dot - wg_src), "dot %%a, %%b, %%c {accumulate = rn}%s", rest);
+    m = parse_ok(wg_src);
     ck_assert_int_eq(wg_mark(m, &o), 0);
     tir_module_free(m);
     /* and pass_prefetch leaves a marked loop alone */
