@@ -316,12 +316,33 @@ static LLVMValueRef fast_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t
     return ok;
 }
 
+/* Where run v of a copy starts: precomputed coordinates (row[v], col[v]), or
+ * (row0 + v*drow, col0) built only where the element path needs them. */
+typedef struct {
+    const LLVMValueRef *row, *col;
+    LLVMValueRef row0, col0; /* i64 */
+    int64_t drow;
+} RunCoords;
+
+static void run_coords(Lower *L, const RunCoords *rc, uint32_t v, LLVMValueRef *row, LLVMValueRef *col)
+{
+    if (rc->row) {
+        *row = rc->row[v];
+        *col = rc->col[v];
+        return;
+    }
+    *row = LLVMBuildAdd(L->b, rc->row0, c64(L, (int64_t)v * rc->drow), "");
+    *col = rc->col0;
+}
+
 /* Copies n runs of 4 consecutive elements along dimension 1 of x, run v
- * from (row[v], col[v]) to shared address dst[v] (i32), with cp.async: one
+ * from its coordinates to shared address dst[v] (i32), with cp.async: one
  * 16-byte copy each when `fast`, else element by element, each behind its
- * bounds check (zero stored where it fails: nothing is read outside). */
-static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, uint32_t n, const LLVMValueRef *row,
-                      const LLVMValueRef *col, const LLVMValueRef *dst)
+ * bounds check (zero stored where it fails: nothing is read outside). With
+ * p0, the 16-byte copies read p0, p0 + step, ... (elements) instead of
+ * computing each address from its coordinates. */
+static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, uint32_t n, const RunCoords *rc, LLVMValueRef p0,
+                      LLVMValueRef step, const LLVMValueRef *dst)
 {
     LLVMBuilderRef b = L->b;
     LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.fast");
@@ -330,9 +351,16 @@ static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, uint32_t n, 
     LLVMBuildCondBr(b, fast, fbb, sbb);
 
     LLVMPositionBuilderAtEnd(b, fbb);
+    LLVMValueRef p = p0;
     for (uint32_t v = 0; v < n; v++) {
-        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row[v], x->s0, ""), col[v], "");
-        LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
+        if (p0 && v)
+            p = LLVMBuildGEP2(b, L->t_f32, p, &step, 1, "");
+        else if (!p0) {
+            LLVMValueRef row, col;
+            run_coords(L, rc, v, &row, &col);
+            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row, x->s0, ""), col, "");
+            p = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
+        }
         LLVMValueRef a[2] = {dst[v], LLVMBuildPtrToInt(b, p, L->t_i64, "")};
         lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
     }
@@ -340,14 +368,16 @@ static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, uint32_t n, 
 
     LLVMPositionBuilderAtEnd(b, sbb);
     for (uint32_t v = 0; v < n; v++) {
-        LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row[v], x->d0), "");
-        LLVMValueRef roff = LLVMBuildMul(b, row[v], x->s0, "");
+        LLVMValueRef row, col;
+        run_coords(L, rc, v, &row, &col);
+        LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), "");
+        LLVMValueRef roff = LLVMBuildMul(b, row, x->s0, "");
         for (uint32_t e = 0; e < 4; e++) {
-            LLVMValueRef c = LLVMBuildAdd(b, col[v], c64(L, e), "");
+            LLVMValueRef c = LLVMBuildAdd(b, col, c64(L, e), "");
             LLVMValueRef ok = LLVMBuildAnd(b, rok, lw_in_range(L, c, x->d1), "");
             LLVMValueRef off = LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), "");
-            LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
-            LLVMValueRef a[3] = {LLVMBuildAdd(b, dst[v], c32(L, 4 * e), ""), LLVMBuildPtrToInt(b, p, L->t_i64, ""),
+            LLVMValueRef pe = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
+            LLVMValueRef a[3] = {LLVMBuildAdd(b, dst[v], c32(L, 4 * e), ""), LLVMBuildPtrToInt(b, pe, L->t_i64, ""),
                                  LLVMBuildZExt(b, ok, L->t_i32, "")};
             lw_asm(L, void_t(L),
                    "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $2, 0;\n\t@P1 cp.async.ca.shared.global [$0], [$1], 4;\n\t"
@@ -406,7 +436,8 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
         cols[q] = colA;
         dst[q] = LLVMBuildAdd(b, a_base, swz(L, r, lt_8), "");
     }
-    copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, rows, cols, dst);
+    RunCoords rca = {.row = rows, .col = cols};
+    copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, NULL, NULL, dst);
     /* B: run q is row id / (BN/4), chunk id % (BN/4) for id = 128q + lt (a warp
      * reads 512 contiguous bytes); chunk c of row r lands at c ^ ((r/4) % 8) so
      * that the transposing reads below hit distinct banks */
@@ -421,7 +452,8 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
         LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""), LLVMBuildShl(b, sc, c32(L, 4), ""), "");
         dst[q] = LLVMBuildAdd(b, b_base, off, "");
     }
-    copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, rows, cols, dst);
+    RunCoords rcb = {.row = rows, .col = cols};
+    copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, &rcb, NULL, NULL, dst);
 }
 
 /* Step j's B tile: raw slot -> rounded (split) K-major rows of its stage,
