@@ -112,7 +112,19 @@ typedef struct {
     LLVMValueRef full32, empty32; /* the barrier arrays, i32 addresses */
     LLVMValueRef nsteps;  /* i32 */
     LLVMValueRef lo;      /* i64: k of step 0 */
+    int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
 } Pipe;
+
+/* A producer thread's address terms that no K step changes (-fwgmma-hoist),
+ * computed before its loop: the first 16-byte run of A and of B without k
+ * (element pointers) and the steps between runs; the rows and columns the
+ * element path starts from; the swizzled shared offsets of the B transform. */
+typedef struct {
+    LLVMValueRef pa0, stepa, pb0, stepb;    /* global: ptr, i64 elements */
+    LLVMValueRef rowa0, cola0, rowb0, colb0; /* i64: A rows and columns (+k), B rows (+k) and columns */
+    LLVMValueRef dsta;                      /* i32: A run 0's offset in a stage */
+    LLVMValueRef ldsb, stsb[4];             /* i32: the transform's read and write offsets (block 0) */
+} Hoisted;
 
 static LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
 static LLVMValueRef c64(Lower *L, int64_t v) { return lw_const_i64(L, v); }
@@ -414,9 +426,39 @@ static void producer_barrier(Lower *L, LLVMValueRef id)
     lw_asm(L, void_t(L), "bar.sync $0, 128;", "r,~{memory}", &id, 1, SEC);
 }
 
+static void hoist_terms(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef lt, Hoisted *h)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t nbc = P->bn / 4, per = WARPGROUP / nbc;
+    LLVMValueRef lt8 = LLVMBuildLShr(b, lt, c32(L, 3), ""), lt_8 = LLVMBuildAnd(b, lt, c32(L, 7), "");
+    /* A run q: row i0 + lt/8 + 16q, columns k + 4*(lt%8).. */
+    h->rowa0 = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, lt8, L->t_i64, ""), "");
+    h->cola0 = LLVMBuildZExt(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), L->t_i64, "");
+    LLVMValueRef offa = LLVMBuildAdd(b, LLVMBuildMul(b, h->rowa0, xa->s0, ""), h->cola0, "");
+    h->pa0 = LLVMBuildGEP2(b, L->t_f32, xa->base, &offa, 1, "");
+    h->stepa = LLVMBuildShl(b, xa->s0, c64(L, 4), "");
+    h->dsta = swz(L, lt8, lt_8); /* run q: + q * 16 rows * 128 bytes */
+    /* B run q: row k + lt/(BN/4) + q*per, columns i1 + 4*(lt%(BN/4)).. */
+    LLVMValueRef rb = LLVMBuildUDiv(b, lt, c32(L, nbc), ""), cb = LLVMBuildURem(b, lt, c32(L, nbc), "");
+    h->rowb0 = LLVMBuildZExt(b, rb, L->t_i64, "");
+    h->colb0 = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, cb, c32(L, 2), ""), L->t_i64, ""), "");
+    LLVMValueRef offb = LLVMBuildAdd(b, LLVMBuildMul(b, h->rowb0, xb->s0, ""), h->colb0, "");
+    h->pb0 = LLVMBuildGEP2(b, L->t_f32, xb->base, &offb, 1, "");
+    h->stepb = LLVMBuildMul(b, xb->s0, c64(L, per), "");
+    /* transform, block 0: reads row 4kc+i, chunk (lt/8) ^ kc; block q adds 16 chunks
+     * (256 bytes). Writes row 4*(lt/8) + jj of B^T, chunk kc ^ row%8; block q adds
+     * 64 rows (8192 bytes) */
+    LLVMValueRef kc = lt_8;
+    h->ldsb = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildShl(b, kc, c32(L, 2), ""), c32(L, P->bn * 4), ""),
+                           LLVMBuildShl(b, LLVMBuildXor(b, lt8, kc, ""), c32(L, 4), ""), "");
+    for (uint32_t jj = 0; jj < 4; jj++)
+        h->stsb[jj] = swz(L, LLVMBuildAdd(b, LLVMBuildShl(b, lt8, c32(L, 2), ""), c32(L, jj), ""), kc);
+}
+
 /* Step t's copies: the A tile into its stage, the B tile into its raw slot. */
 static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t, LLVMValueRef slot,
-                       LLVMValueRef lt)
+                       LLVMValueRef lt, const Hoisted *h)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
@@ -429,15 +471,24 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
     /* A: chunk q is row 16q + lt/8, k columns 4*(lt%8).., swizzled as wgmma would read it */
     LLVMValueRef lt8 = LLVMBuildLShr(b, lt, c32(L, 3), ""), lt_8 = LLVMBuildAnd(b, lt, c32(L, 7), "");
     LLVMValueRef a_base = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
+    if (h) { /* the hoisted terms: one add per run */
+        LLVMValueRef pa = LLVMBuildGEP2(b, L->t_f32, h->pa0, &k, 1, "");
+        for (uint32_t q = 0; q < na; q++)
+            dst[q] = LLVMBuildAdd(b, LLVMBuildAdd(b, a_base, h->dsta, ""), c32(L, q * 16 * ROW_BYTES), "");
+        RunCoords rca = {.row0 = h->rowa0, .col0 = LLVMBuildAdd(b, k, h->cola0, ""), .drow = 16};
+        copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, pa, h->stepa, dst);
+    }
     LLVMValueRef colA = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), L->t_i64, ""), "");
-    for (uint32_t q = 0; q < na; q++) {
+    for (uint32_t q = 0; q < na && !h; q++) {
         LLVMValueRef r = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
         rows[q] = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
         cols[q] = colA;
         dst[q] = LLVMBuildAdd(b, a_base, swz(L, r, lt_8), "");
     }
-    RunCoords rca = {.row = rows, .col = cols};
-    copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, NULL, NULL, dst);
+    if (!h) {
+        RunCoords rca = {.row = rows, .col = cols};
+        copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, NULL, NULL, dst);
+    }
     /* B: run q is row id / (BN/4), chunk id % (BN/4) for id = 128q + lt (a warp
      * reads 512 contiguous bytes); chunk c of row r lands at c ^ ((r/4) % 8) so
      * that the transposing reads below hit distinct banks */
@@ -446,20 +497,30 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
         uint32_t per = WARPGROUP / nbc; /* rows per run index (BN <= 256: a row has <= 64 chunks) */
         LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildUDiv(b, lt, c32(L, nbc), ""), c32(L, q * per), "");
         LLVMValueRef c = LLVMBuildURem(b, lt, c32(L, nbc), "");
-        rows[q] = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
-        cols[q] = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, c, c32(L, 2), ""), L->t_i64, ""), "");
+        if (!h) {
+            rows[q] = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+            cols[q] = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, c, c32(L, 2), ""), L->t_i64, ""), "");
+        }
         LLVMValueRef sc = LLVMBuildXor(b, c, LLVMBuildAnd(b, LLVMBuildLShr(b, r, c32(L, 2), ""), c32(L, 7), ""), "");
         LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""), LLVMBuildShl(b, sc, c32(L, 4), ""), "");
         dst[q] = LLVMBuildAdd(b, b_base, off, "");
     }
-    RunCoords rcb = {.row = rows, .col = cols};
-    copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, &rcb, NULL, NULL, dst);
+    if (h) {
+        LLVMValueRef ks0 = LLVMBuildMul(b, k, xb->s0, "");
+        LLVMValueRef pb = LLVMBuildGEP2(b, L->t_f32, h->pb0, &ks0, 1, "");
+        RunCoords rcb = {.row0 = LLVMBuildAdd(b, k, h->rowb0, ""), .col0 = h->colb0,
+                         .drow = WARPGROUP / nbc};
+        copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, &rcb, pb, h->stepb, dst);
+    } else {
+        RunCoords rcb = {.row = rows, .col = cols};
+        copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, &rcb, NULL, NULL, dst);
+    }
 }
 
 /* Step j's B tile: raw slot -> rounded (split) K-major rows of its stage,
  * transposed 4x4 in registers: thread block q holds k rows 4*(lt%8)..+3 of
  * columns 4*(16q + lt/8)..+3. */
-static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValueRef lt)
+static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValueRef lt, const Hoisted *h)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
@@ -472,10 +533,15 @@ static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValue
         LLVMValueRef nc = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
         LLVMValueRef v[16], o[3][16];
         for (uint32_t i = 0; i < 4; i++) { /* row 4kc+i, chunk nc stored at nc ^ kc */
-            LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildShl(b, kc, c32(L, 2), ""), c32(L, i), "");
-            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""),
-                                            LLVMBuildShl(b, LLVMBuildXor(b, nc, kc, ""), c32(L, 4), ""), "");
-            off = LLVMBuildAdd(b, raw, off, "");
+            LLVMValueRef off;
+            if (h) {
+                off = LLVMBuildAdd(b, LLVMBuildAdd(b, raw, h->ldsb, ""), c32(L, i * P->bn * 4 + q * 256), "");
+            } else {
+                LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildShl(b, kc, c32(L, 2), ""), c32(L, i), "");
+                off = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""),
+                                   LLVMBuildShl(b, LLVMBuildXor(b, nc, kc, ""), c32(L, 4), ""), "");
+                off = LLVMBuildAdd(b, raw, off, "");
+            }
             LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off, 1, ""), "");
             LLVMSetAlignment(ld, 16);
             for (uint32_t e = 0; e < 4; e++)
@@ -483,8 +549,13 @@ static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValue
         }
         split_batch(P, v, 16, o);
         for (uint32_t jj = 0; jj < 4; jj++) { /* row n = 4nc + jj of B^T: column jj of the 4 rows */
-            LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildShl(b, nc, c32(L, 2), ""), c32(L, jj), "");
-            LLVMValueRef off = LLVMBuildAdd(b, op, swz(L, n, kc), "");
+            LLVMValueRef off;
+            if (h) {
+                off = LLVMBuildAdd(b, LLVMBuildAdd(b, op, h->stsb[jj], ""), c32(L, q * 64 * ROW_BYTES), "");
+            } else {
+                LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildShl(b, nc, c32(L, 2), ""), c32(L, jj), "");
+                off = LLVMBuildAdd(b, op, swz(L, n, kc), "");
+            }
             for (uint32_t c = 0; c < P->copies; c++) {
                 LLVMValueRef e4[4] = {o[c][jj], o[c][4 + jj], o[c][8 + jj], o[c][12 + jj]};
                 st_shared_v4(L, P->ring, LLVMBuildAdd(b, off, c32(L, c * P->bn * ROW_BYTES), ""), e4);
@@ -511,6 +582,11 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), mine, c32(L, 0), "mine");
     LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
     LLVMValueRef slot0 = LLVMBuildMul(b, pwg, c32(L, P->lag + 1), "");
+    Hoisted hoisted, *h = NULL;
+    if (P->hoist) {
+        hoist_terms(P, xa, xb, lt, &hoisted);
+        h = &hoisted;
+    }
 
     Loop lp = loop_open(L, "prod");
     LLVMValueRef u = lp.i;
@@ -521,7 +597,7 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMPositionBuilderAtEnd(b, issue);
     LLVMValueRef t = LLVMBuildAdd(b, pwg, LLVMBuildMul(b, u, c32(L, P->producers), ""), "");
     LLVMValueRef slot = LLVMBuildAdd(b, slot0, LLVMBuildURem(b, u, c32(L, P->lag + 1), ""), "");
-    issue_step(P, xa, xb, t, slot, lt);
+    issue_step(P, xa, xb, t, slot, lt, h);
     LLVMBuildBr(b, issued);
     LLVMPositionBuilderAtEnd(b, issued);
     /* one group per iteration, empty past the last step, so that "all but
@@ -538,7 +614,7 @@ static void producer(Pipe *P, const Access *xa, const Access *xb)
     lw_asm(L, void_t(L), w, "~{memory}", NULL, 0, SE);
     producer_barrier(L, bar_id); /* every thread's copies of the step have landed */
     LLVMValueRef j = LLVMBuildAdd(b, pwg, LLVMBuildMul(b, v, c32(L, P->producers), ""), "");
-    transform_step(P, j, LLVMBuildAdd(b, slot0, LLVMBuildURem(b, v, c32(L, P->lag + 1), ""), ""), lt);
+    transform_step(P, j, LLVMBuildAdd(b, slot0, LLVMBuildURem(b, v, c32(L, P->lag + 1), ""), ""), lt, h);
     /* the tensor cores read B through the async proxy */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
     bar_arrive(L, bar_addr(L, P->full32, LLVMBuildURem(b, j, c32(L, P->stages), "")));
@@ -723,6 +799,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.producers = wgmma_producers(P.bn, P.prec, P.stages);
     P.lag = wgmma_lag(P.stages, P.producers);
     P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
+    P.hoist = L->o->wgmma_hoist;
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");

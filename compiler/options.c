@@ -87,6 +87,10 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         o->wgmma = opt[2] != 'n';
         return 0;
     }
+    if (!strcmp(opt, "-fno-wgmma-hoist") || !strcmp(opt, "-fwgmma-hoist")) {
+        o->wgmma_hoist = opt[2] != 'n';
+        return 0;
+    }
     if (starts(opt, "--stages=", &v)) {
         if (v[0] < '2' || v[0] > '8' || v[1]) {
             sb_printf(err, "error: --stages takes a number from 2 to 8, got '%s'\n", v);
@@ -114,4 +118,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
               o->prefetch ? " -fprefetch" : "", o->wgmma ? "" : " -fno-wgmma");
     if (o->stages)
         sb_printf(out, " --stages=%d", o->stages);
+    if (o->wgmma_hoist)
+        sb_puts(out, " -fwgmma-hoist");
 }

@@ -31,6 +31,8 @@ static const char usage[] =
     "  -fprefetch           issue loop loads one iteration ahead (pass_prefetch)\n"
     "  -fno-wgmma           sm_90a: no warp-specialized wgmma pipeline for GEMM\n"
     "                       loops (they take the mma.sync lowering)\n"
+    "  -fwgmma-hoist        experimental, not yet measured: the wgmma producer's\n"
+    "                       address terms computed once, outside the K loop\n"
     "  --stages=N           wgmma pipeline stages, 2..8 (default: as many as\n"
     "                       fit in shared memory, at most 4)\n"
     "  --no-verify          skip the IR verifier between passes\n"
