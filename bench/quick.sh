@@ -11,6 +11,7 @@
 # Environment (optional):
 #   SHAPES  (default 4096,8192)   MODES (default tf32-rna,3xtf32)
 #   CFG     (default 128x128x32w8,128x256x32w8)   ARCHS (default sm_90a)
+#   COPT    one more compile option for tilec's kernels (e.g. -fwgmma-hoist)
 #   NCU=1   profile the first tilec kernel of MODES/CFG at the first shape
 set -uo pipefail
 if [ $# -ne 2 ]; then
@@ -39,6 +40,7 @@ fi
 
 args=(--shapes="${SHAPES:-4096,8192}" --modes="${MODES:-tf32-rna,3xtf32}" --archs="${ARCHS:-sm_90a}"
       --cfg="${CFG:-128x128x32w8,128x256x32w8}" --target-ms=50 --warmup-ms=30 --compile-runs=1)
+[ -n "${COPT:-}" ] && args+=(--copt="$COPT")
 timeout 240 "$bench" --tilec="$tilec" "${args[@]}" --out="$out/quick.csv" >"$out/bench.log" 2>&1
 t=$?
 echo "bench_gemm: exit $t$([ $t -eq 124 ] && echo ' (timed out: a hang)')"
@@ -57,7 +59,7 @@ if [ "${NCU:-0}" = 1 ]; then
     timeout 200 "$ncu" --clock-control none -k regex:gemm -c 1 --section SpeedOfLight --section WarpStateStats \
         --section SourceCounters -o "$out/prof" "$bench" --shapes="$first_shape" --modes="$mode" \
         --archs="${ARCHS:-sm_90a}" --cfg="$cfg" --no-cublas --reps=1 --target-ms=1 --warmup-ms=1 \
-        --batch-ms=0.1 >"$out/ncu.log" 2>&1 || rc=1
+        --batch-ms=0.1 ${COPT:+--copt="$COPT"} >"$out/ncu.log" 2>&1 || rc=1
     "$ncu" --import "$out/prof.ncu-rep" --page source --csv --print-source sass >"$out/sass_stalls.csv" 2>&1 || true
     "$ncu" --import "$out/prof.ncu-rep" --page details >"$out/ncu_details.txt" 2>&1 || true
     grep -E 'Throughput|Issue Slots|Warp Cycles' "$out/ncu_details.txt" | head -12
