@@ -31,7 +31,7 @@ unset NVIDIA_TF32_OVERRIDE
 rc=0
 
 if [ -n "$test" ]; then
-    timeout 120 "$test" >"$out/test.log" 2>&1
+    TILEC_TEST_COPT="${COPT:-}" timeout 120 "$test" >"$out/test.log" 2>&1
     t=$?
     echo "gpu_test_gemm: exit $t$([ $t -eq 124 ] && echo ' (timed out: a hang)')"
     grep -v ': ok$' "$out/test.log" | tail -5

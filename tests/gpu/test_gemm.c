@@ -9,7 +9,8 @@
  * does not. Outputs are poisoned (NaN) before each launch, and C sits inside
  * a larger poisoned buffer whose margins must stay poisoned: every element
  * is written, nothing outside C is.
- * TILEC_GPU_QUICK=1 runs the small shapes only (for compute-sanitizer).
+ * TILEC_GPU_QUICK=1 runs the small shapes only (for compute-sanitizer);
+ * TILEC_TEST_COPT=OPT compiles every kernel with one more option.
  */
 #include "gpu_common.h"
 #include "reference/round.h"
@@ -234,8 +235,9 @@ static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, ui
     char prec[64], arch[32];
     snprintf(prec, sizeof prec, "--precision=%s", c->precision);
     snprintf(arch, sizeof arch, "--arch=%s", c->arch);
-    const char *opts[] = {prec, arch};
-    tilecModule mod = gpu_load(rt, offset_src, "offset.tir", 2, opts);
+    const char *extra = getenv("TILEC_TEST_COPT");
+    const char *opts[] = {prec, arch, extra};
+    tilecModule mod = gpu_load(rt, offset_src, "offset.tir", extra && extra[0] ? 3 : 2, opts);
     tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * M * LD), dB = gpu_upload(rt, B, sizeof(float) * K * LD);
     tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * M * LD);
     gpu_poison(rt, dC, sizeof(float) * M * LD);
@@ -287,8 +289,9 @@ static tilecModule load_config(tilecRuntime rt, const Config *c)
     char prec[64], arch[32];
     snprintf(prec, sizeof prec, "--precision=%s", c->precision);
     snprintf(arch, sizeof arch, "--arch=%s", c->arch);
-    const char *opts[] = {prec, arch};
-    return gpu_load(rt, src, "gemm.tir", 2, opts);
+    const char *extra = getenv("TILEC_TEST_COPT"); /* e.g. -fwgmma-hoist, -fno-wgmma */
+    const char *opts[] = {prec, arch, extra};
+    return gpu_load(rt, src, "gemm.tir", extra && extra[0] ? 3 : 2, opts);
 }
 
 int main(void)
