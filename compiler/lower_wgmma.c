@@ -124,6 +124,7 @@ typedef struct {
     LLVMValueRef rowa0, cola0, rowb0, colb0; /* i64: A rows and columns (+k), B rows (+k) and columns */
     LLVMValueRef dsta;                      /* i32: A run 0's offset in a stage */
     LLVMValueRef ldsb, stsb[4];             /* i32: the transform's read and write offsets (block 0) */
+    LLVMValueRef dstb[16];                  /* i32: B run q's offset in a raw slot */
 } Hoisted;
 
 static LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
@@ -426,6 +427,26 @@ static void producer_barrier(Lower *L, LLVMValueRef id)
     lw_asm(L, void_t(L), "bar.sync $0, 128;", "r,~{memory}", &id, 1, SEC);
 }
 
+/* B run q of producer thread lt: row r = lt / (BN/4) + q * per, chunk
+ * c = lt % (BN/4) (a warp reads 512 contiguous bytes). */
+static void raw_b_coords(Pipe *P, LLVMValueRef lt, uint32_t q, LLVMValueRef *r, LLVMValueRef *c)
+{
+    Lower *L = P->L;
+    uint32_t nbc = P->bn / 4, per = WARPGROUP / nbc; /* BN <= 256: a row has <= 64 chunks */
+    *r = LLVMBuildAdd(L->b, LLVMBuildUDiv(L->b, lt, c32(L, nbc), ""), c32(L, q * per), "");
+    *c = LLVMBuildURem(L->b, lt, c32(L, nbc), "");
+}
+
+/* Its byte offset in a raw slot: chunk c of row r is stored at c ^ ((r/4) % 8),
+ * so that the transposing reads hit distinct banks. */
+static LLVMValueRef raw_b_offset(Pipe *P, LLVMValueRef r, LLVMValueRef c)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef sc = LLVMBuildXor(b, c, LLVMBuildAnd(b, LLVMBuildLShr(b, r, c32(L, 2), ""), c32(L, 7), ""), "");
+    return LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""), LLVMBuildShl(b, sc, c32(L, 4), ""), "");
+}
+
 static void hoist_terms(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef lt, Hoisted *h)
 {
     Lower *L = P->L;
@@ -454,6 +475,11 @@ static void hoist_terms(Pipe *P, const Access *xa, const Access *xb, LLVMValueRe
                            LLVMBuildShl(b, LLVMBuildXor(b, lt8, kc, ""), c32(L, 4), ""), "");
     for (uint32_t jj = 0; jj < 4; jj++)
         h->stsb[jj] = swz(L, LLVMBuildAdd(b, LLVMBuildShl(b, lt8, c32(L, 2), ""), c32(L, jj), ""), kc);
+    for (uint32_t q = 0; q < 32 * nbc / WARPGROUP; q++) {
+        LLVMValueRef r, c;
+        raw_b_coords(P, lt, q, &r, &c);
+        h->dstb[q] = raw_b_offset(P, r, c);
+    }
 }
 
 /* Step t's copies: the A tile into its stage, the B tile into its raw slot. */
@@ -494,16 +520,15 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
      * that the transposing reads below hit distinct banks */
     LLVMValueRef b_base = LLVMBuildAdd(b, P->raw32, LLVMBuildMul(b, slot, c32(L, P->bn * ROW_BYTES), ""), "");
     for (uint32_t q = 0; q < nb; q++) {
-        uint32_t per = WARPGROUP / nbc; /* rows per run index (BN <= 256: a row has <= 64 chunks) */
-        LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildUDiv(b, lt, c32(L, nbc), ""), c32(L, q * per), "");
-        LLVMValueRef c = LLVMBuildURem(b, lt, c32(L, nbc), "");
-        if (!h) {
-            rows[q] = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
-            cols[q] = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, c, c32(L, 2), ""), L->t_i64, ""), "");
+        if (h) {
+            dst[q] = LLVMBuildAdd(b, b_base, h->dstb[q], "");
+            continue;
         }
-        LLVMValueRef sc = LLVMBuildXor(b, c, LLVMBuildAnd(b, LLVMBuildLShr(b, r, c32(L, 2), ""), c32(L, 7), ""), "");
-        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, P->bn * 4), ""), LLVMBuildShl(b, sc, c32(L, 4), ""), "");
-        dst[q] = LLVMBuildAdd(b, b_base, off, "");
+        LLVMValueRef r, c;
+        raw_b_coords(P, lt, q, &r, &c);
+        rows[q] = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+        cols[q] = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, c, c32(L, 2), ""), L->t_i64, ""), "");
+        dst[q] = LLVMBuildAdd(b, b_base, raw_b_offset(P, r, c), "");
     }
     if (h) {
         LLVMValueRef ks0 = LLVMBuildMul(b, k, xb->s0, "");
