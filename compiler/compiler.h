@@ -18,7 +18,8 @@ typedef struct {
     int line_info;             /* .loc lines in the PTX (default on) */
     int prefetch;              /* pass_prefetch (default off; -fprefetch) */
     int wgmma;                 /* sm_90a: pass_wgmma pipelines GEMM loops (default on; -fno-wgmma) */
-    int wgmma_hoist;           /* experimental: producer address terms hoisted (-fwgmma-hoist, default off) */
+    int wgmma_hoist;           /* experimental (-fwgmma-hoist, default off): producer address terms
+                                * hoisted, unchecked 4-byte copies for misaligned inside tiles */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
 } TcOptions;

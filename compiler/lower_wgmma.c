@@ -329,6 +329,19 @@ static LLVMValueRef fast_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t
     return ok;
 }
 
+/* Whether the tile rows [r0, r0+nr) x columns [c0, c0+nc) lie inside the
+ * matrix with unit column stride, aligned or not (-fwgmma-hoist's 4-byte
+ * path: no per-element checks). */
+static LLVMValueRef inside_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t nr, LLVMValueRef c0, uint32_t nc)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef ok = LLVMBuildAnd(b, x->nonempty, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSGE, r0, c64(L, 0), ""), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, r0, c64(L, nr), ""), x->d0, ""), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSGE, c0, c64(L, 0), ""), "");
+    return LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, c0, c64(L, nc), ""), x->d1, ""), "");
+}
+
 /* Where run v of a copy starts: precomputed coordinates (row[v], col[v]), or
  * (row0 + v*drow, col0) built only where the element path needs them. */
 typedef struct {
@@ -353,9 +366,11 @@ static void run_coords(Lower *L, const RunCoords *rc, uint32_t v, LLVMValueRef *
  * 16-byte copy each when `fast`, else element by element, each behind its
  * bounds check (zero stored where it fails: nothing is read outside). With
  * p0, the 16-byte copies read p0, p0 + step, ... (elements) instead of
- * computing each address from its coordinates. */
-static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, uint32_t n, const RunCoords *rc, LLVMValueRef p0,
-                      LLVMValueRef step, const LLVMValueRef *dst)
+ * computing each address from its coordinates, and where `inside` holds
+ * (the tile is inside the matrix but not 16-byte aligned), the runs are
+ * copied in 4-byte pieces from there without per-element checks. */
+static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, LLVMValueRef inside, uint32_t n,
+                      const RunCoords *rc, LLVMValueRef p0, LLVMValueRef step, const LLVMValueRef *dst)
 {
     LLVMBuilderRef b = L->b;
     LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.fast");
@@ -380,6 +395,25 @@ static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, uint32_t n, 
     LLVMBuildBr(b, join);
 
     LLVMPositionBuilderAtEnd(b, sbb);
+    if (inside && p0) { /* inside but not 16-byte aligned: 4-byte copies, no checks */
+        LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.inside");
+        LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.edge.checked");
+        LLVMBuildCondBr(b, inside, ibb, ebb);
+        LLVMPositionBuilderAtEnd(b, ibb);
+        LLVMValueRef pi = p0;
+        for (uint32_t v = 0; v < n; v++) {
+            if (v)
+                pi = LLVMBuildGEP2(b, L->t_f32, pi, &step, 1, "");
+            for (uint32_t e = 0; e < 4; e++) {
+                LLVMValueRef ce = c64(L, e);
+                LLVMValueRef pe = LLVMBuildGEP2(b, L->t_f32, pi, &ce, 1, "");
+                LLVMValueRef a[2] = {LLVMBuildAdd(b, dst[v], c32(L, 4 * e), ""), LLVMBuildPtrToInt(b, pe, L->t_i64, "")};
+                lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", a, 2, SE);
+            }
+        }
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, ebb);
+    }
     for (uint32_t v = 0; v < n; v++) {
         LLVMValueRef row, col;
         run_coords(L, rc, v, &row, &col);
@@ -502,7 +536,8 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
         for (uint32_t q = 0; q < na; q++)
             dst[q] = LLVMBuildAdd(b, LLVMBuildAdd(b, a_base, h->dsta, ""), c32(L, q * 16 * ROW_BYTES), "");
         RunCoords rca = {.row0 = h->rowa0, .col0 = LLVMBuildAdd(b, k, h->cola0, ""), .drow = 16};
-        copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, pa, h->stepa, dst);
+        copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), inside_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, pa,
+                  h->stepa, dst);
     }
     LLVMValueRef colA = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), L->t_i64, ""), "");
     for (uint32_t q = 0; q < na && !h; q++) {
@@ -513,7 +548,7 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
     }
     if (!h) {
         RunCoords rca = {.row = rows, .col = cols};
-        copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, NULL, NULL, dst);
+        copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), NULL, na, &rca, NULL, NULL, dst);
     }
     /* B: run q is row id / (BN/4), chunk id % (BN/4) for id = 128q + lt (a warp
      * reads 512 contiguous bytes); chunk c of row r lands at c ^ ((r/4) % 8) so
@@ -535,10 +570,11 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
         LLVMValueRef pb = LLVMBuildGEP2(b, L->t_f32, h->pb0, &ks0, 1, "");
         RunCoords rcb = {.row0 = LLVMBuildAdd(b, k, h->rowb0, ""), .col0 = h->colb0,
                          .drow = WARPGROUP / nbc};
-        copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, &rcb, pb, h->stepb, dst);
+        copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), inside_ok(L, xb, k, BK, xb->i1, P->bn), nb, &rcb, pb,
+                  h->stepb, dst);
     } else {
         RunCoords rcb = {.row = rows, .col = cols};
-        copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), nb, &rcb, NULL, NULL, dst);
+        copy_runs(L, xb, fast_ok(L, xb, k, BK, xb->i1, P->bn), NULL, nb, &rcb, NULL, NULL, dst);
     }
 }
 
