@@ -52,6 +52,9 @@
 #include <string.h>
 
 enum { WARPGROUP = 128, ROW_BYTES = 128, BK = 32 };
+/* B runs of 16 bytes per producer thread and step: 32 x BN / 4 / 128, at
+ * most 16 (pass_wgmma caps BN at 256) */
+enum { MAX_B_RUNS = 16 };
 
 /* The dot of a marked loop (its body: load, load, dot, yield). */
 static const TirInst *loop_dot(const TirModule *m, const TirInst *f)
@@ -124,7 +127,7 @@ typedef struct {
     LLVMValueRef rowa0, cola0, rowb0, colb0; /* i64: A rows and columns (+k), B rows (+k) and columns */
     LLVMValueRef dsta;                      /* i32: A run 0's offset in a stage */
     LLVMValueRef ldsb, stsb[4];             /* i32: the transform's read and write offsets (block 0) */
-    LLVMValueRef dstb[16];                  /* i32: B run q's offset in a raw slot */
+    LLVMValueRef dstb[MAX_B_RUNS];          /* i32: B run q's offset in a raw slot */
 } Hoisted;
 
 static LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
@@ -395,7 +398,7 @@ static void copy_runs(Lower *L, const Access *x, LLVMValueRef fast, LLVMValueRef
     LLVMBuildBr(b, join);
 
     LLVMPositionBuilderAtEnd(b, sbb);
-    if (inside && p0) { /* inside but not 16-byte aligned: 4-byte copies, no checks */
+    if (inside && p0) { /* inside but not 16-byte aligned: 4-byte copies, no checks (needs p0's addresses) */
         LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.inside");
         LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp.edge.checked");
         LLVMBuildCondBr(b, inside, ibb, ebb);
@@ -509,7 +512,7 @@ static void hoist_terms(Pipe *P, const Access *xa, const Access *xb, LLVMValueRe
                            LLVMBuildShl(b, LLVMBuildXor(b, lt8, kc, ""), c32(L, 4), ""), "");
     for (uint32_t jj = 0; jj < 4; jj++)
         h->stsb[jj] = swz(L, LLVMBuildAdd(b, LLVMBuildShl(b, lt8, c32(L, 2), ""), c32(L, jj), ""), kc);
-    for (uint32_t q = 0; q < 32 * nbc / WARPGROUP; q++) {
+    for (uint32_t q = 0; q < 32 * nbc / WARPGROUP && q < MAX_B_RUNS; q++) {
         LLVMValueRef r, c;
         raw_b_coords(P, lt, q, &r, &c);
         h->dstb[q] = raw_b_offset(P, r, c);

@@ -87,6 +87,10 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         o->wgmma = opt[2] != 'n';
         return 0;
     }
+    if (!strcmp(opt, "-fno-wgmma-overlap") || !strcmp(opt, "-fwgmma-overlap")) {
+        o->wgmma_overlap = opt[2] != 'n';
+        return 0;
+    }
     if (!strcmp(opt, "-fno-wgmma-hoist") || !strcmp(opt, "-fwgmma-hoist")) {
         o->wgmma_hoist = opt[2] != 'n';
         return 0;
@@ -120,4 +124,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_printf(out, " --stages=%d", o->stages);
     if (o->wgmma_hoist)
         sb_puts(out, " -fwgmma-hoist");
+    if (o->wgmma_overlap)
+        sb_puts(out, " -fwgmma-overlap");
 }

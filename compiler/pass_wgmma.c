@@ -54,6 +54,13 @@ uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages)
     return bn <= 128 && p != PREC_3XTF32 && stages >= 3 ? 2 : 1;
 }
 
+/* -fwgmma-overlap keeps one stage of wgmmas in flight, so the consumers
+ * release each stage a step later: it needs a stage more than the lag. */
+int wgmma_overlap_ok(uint32_t stages, uint32_t producers)
+{
+    return producers * wgmma_lag(stages, producers) < stages - 1;
+}
+
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
 {
     uint32_t np = wgmma_producers(bn, p, stages), raw = np * (wgmma_lag(stages, np) + 1) * bn * 128u;
@@ -145,7 +152,7 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     if (ta.elem != ELEM_F32 || tb.elem != ELEM_F32 || ta.dim[1] != 32)
         return 0;
     uint32_t bm = ta.dim[0], bn = tb.dim[1];
-    if ((k->warps != 4 && k->warps != 8) || bm != 16 * k->warps || bn < 64 || bn > 256)
+    if ((k->warps != 4 && k->warps != 8) || bm != 16 * k->warps || bn < 64 || bn > 256) /* lower_wgmma's arrays */
         return 0;
     if (!is_const(m, tir_args(m, f)[2], 32))
         return 0;

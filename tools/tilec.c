@@ -35,6 +35,8 @@ static const char usage[] =
     "                       address terms computed once, outside the K loop, and\n"
     "                       unchecked 4-byte copies for tiles inside the matrix\n"
     "                       whose rows are not 16-byte aligned\n"
+    "  -fwgmma-overlap      experimental, not yet measured: consumers keep one\n"
+    "                       stage of wgmmas in flight (tf32 modes, stages to spare)\n"
     "  --stages=N           wgmma pipeline stages, 2..8 (default: as many as\n"
     "                       fit in shared memory, at most 4)\n"
     "  --no-verify          skip the IR verifier between passes\n"

@@ -297,13 +297,15 @@ END_TEST
 
 /* The pipeline's protocol (lower_wgmma.c) played out step by step: producer
  * p's iteration u first issues step p + P*u, waiting until stage
- * (step % S) is empty (step - S consumed), then finishes step p + P*(u - lag);
- * the consumers take steps in order as they are finished. With the
- * producers and lag pass_wgmma picks, every step gets consumed for every
- * step count: no deadlock. */
-static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
+ * (step % S) is empty (step - S released), then finishes step p + P*(u - lag);
+ * the consumers take steps in order as they are finished and release each
+ * once its wgmmas are done: at once, or (overlap: one stage of wgmmas left
+ * in flight) when they have started the next step, the last one at the end.
+ * With the producers and lag pass_wgmma picks, every step gets consumed for
+ * every step count: no deadlock. */
+static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n, int overlap)
 {
-    int consumed = -1, u[2] = {0, 0}, finishing[2] = {0, 0}, done[64] = {0};
+    int started = 0, released = -1, u[2] = {0, 0}, finishing[2] = {0, 0}, done[64] = {0};
     for (int progress = 1; progress;) {
         progress = 0;
         for (uint32_t p = 0; p < P; p++) {
@@ -312,7 +314,7 @@ static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
                 continue;
             if (!finishing[p]) {
                 int t = (int)p + (int)P * u[p];
-                if (u[p] < mine && t - (int)S > consumed)
+                if (u[p] < mine && t - (int)S > released)
                     continue; /* waits for an empty stage */
                 finishing[p] = 1;
             } else {
@@ -324,12 +326,17 @@ static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
             }
             progress = 1;
         }
-        while (consumed + 1 < n && done[consumed + 1]) {
-            consumed++;
+        while (started < n && done[started]) {
+            started++;
+            released = overlap ? started - 2 : started - 1;
+            progress = 1;
+        }
+        if (started == n && released < n - 1) {
+            released = n - 1;
             progress = 1;
         }
     }
-    return consumed == n - 1;
+    return started == n;
 }
 
 START_TEST(wgmma_protocol_completes)
@@ -338,11 +345,16 @@ START_TEST(wgmma_protocol_completes)
         for (uint32_t bn = 64; bn <= 256; bn *= 2) {
             uint32_t P = wgmma_producers(bn, PREC_TF32_RNA, S), lag = wgmma_lag(S, P);
             ck_assert_uint_lt(P * lag, S);
-            for (int n = 0; n < 64; n++)
-                ck_assert_msg(protocol_completes(P, S, lag, n), "deadlock: %u producers, %u stages, lag %u, %d steps",
+            int overlap = wgmma_overlap_ok(S, P); /* -fwgmma-overlap where the lowering applies it */
+            for (int n = 0; n < 64; n++) {
+                ck_assert_msg(protocol_completes(P, S, lag, n, 0), "deadlock: %u producers, %u stages, lag %u, %d steps",
                               P, S, lag, n);
+                ck_assert_msg(!overlap || protocol_completes(P, S, lag, n, 1),
+                              "deadlock with overlap: %u producers, %u stages, lag %u, %d steps", P, S, lag, n);
+            }
         }
-    ck_assert(!protocol_completes(2, 4, 2, 10)); /* the model does catch a deadlock */
+    ck_assert(!protocol_completes(2, 4, 2, 10, 0)); /* the model does catch a deadlock */
+    ck_assert(!protocol_completes(1, 2, 1, 10, 1)); /* overlap holds a stage more */
 }
 END_TEST
 
