@@ -37,8 +37,10 @@ typedef struct {
 
 /* What a row's speed is compared with: the cuBLAS call of the same kind. */
 typedef enum { FAM_FP32, FAM_TF32, FAM_BF16 } Family;
-/* --copt=OPT: one more compile option for every tilec kernel */
-static const char *extra_copt;
+/* --copt=OPT (repeatable): more compile options for every tilec kernel */
+enum { MAX_COPTS = 4 };
+static const char *extra_copts[MAX_COPTS];
+static int nextra_copts;
 
 static const char *const family_base[] = {"cublas-sgemm", "cublas-tf32", "cublas-bf16"};
 
@@ -96,7 +98,8 @@ static const char usage[] =
     "  --archs=LIST        sm_90a,sm_80 (default: both)\n"
     "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS (default 128x128x32w8)\n"
     "  --cfg-bf16=LIST     bf16 tiles (default 128x128x32w8)\n"
-    "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fno-prefetch)\n"
+    "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
+    "                      repeatable, up to 4)\n"
     "  --no-cublas         skip cuBLAS\n"
     "  --reps=N            at least N timed batches (default 20)\n"
     "  --batch-ms=X        launches per batch so that a batch lasts >= X ms (default 1)\n"
@@ -187,8 +190,11 @@ static void parse_args(int argc, char **argv, Opts *o)
             o->archs = v;
         else if ((v = opt_val(a, "--cfg")))
             o->cfg = v;
-        else if ((v = opt_val(a, "--copt")))
-            extra_copt = v;
+        else if ((v = opt_val(a, "--copt"))) {
+            bad = nextra_copts == MAX_COPTS; /* at most MAX_COPTS */
+            if (!bad)
+                extra_copts[nextra_copts++] = v;
+        }
         else if ((v = opt_val(a, "--cfg-bf16")))
             o->cfg_bf16 = v;
         else if (!strcmp(a, "--no-cublas"))
@@ -587,8 +593,10 @@ static void build_tilec(Variant *v)
     bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps);
     snprintf(a_opt, sizeof a_opt, "--arch=%s", v->arch);
     snprintf(p_opt, sizeof p_opt, "--precision=%s", v->bf16 ? "ieee" : v->mode);
-    const char *opts[] = {a_opt, p_opt, extra_copt};
-    tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", extra_copt ? 3 : 2, opts, &v->mod);
+    const char *opts[2 + MAX_COPTS] = {a_opt, p_opt};
+    for (int i = 0; i < nextra_copts; i++)
+        opts[2 + i] = extra_copts[i];
+    tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", 2 + nextra_copts, opts, &v->mod);
     if (r != TILEC_SUCCESS)
         snprintf(v->error, sizeof v->error, "%s: %s", tilecGetErrorString(r), rt_log());
 }

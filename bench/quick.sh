@@ -11,7 +11,8 @@
 # Environment (optional):
 #   SHAPES  (default 4096,8192)   MODES (default tf32-rna,3xtf32)
 #   CFG     (default 128x128x32w8,128x256x32w8)   ARCHS (default sm_90a)
-#   COPT    one more compile option for tilec's kernels (e.g. -fwgmma-hoist)
+#   COPT    more compile options for tilec's kernels, space-separated
+#           (e.g. "-fwgmma-hoist -fwgmma-overlap"; the GPU tests take the first)
 #   NCU=1   profile the first tilec kernel of MODES/CFG at the first shape
 set -uo pipefail
 if [ $# -ne 2 ]; then
@@ -31,7 +32,8 @@ unset NVIDIA_TF32_OVERRIDE
 rc=0
 
 if [ -n "$test" ]; then
-    TILEC_TEST_COPT="${COPT:-}" timeout 120 "$test" >"$out/test.log" 2>&1
+    first=(${COPT:-})
+    TILEC_TEST_COPT="${first[0]:-}" timeout 120 "$test" >"$out/test.log" 2>&1
     t=$?
     echo "gpu_test_gemm: exit $t$([ $t -eq 124 ] && echo ' (timed out: a hang)')"
     grep -v ': ok$' "$out/test.log" | tail -5
@@ -40,7 +42,7 @@ fi
 
 args=(--shapes="${SHAPES:-4096,8192}" --modes="${MODES:-tf32-rna,3xtf32}" --archs="${ARCHS:-sm_90a}"
       --cfg="${CFG:-128x128x32w8,128x256x32w8}" --target-ms=50 --warmup-ms=30 --compile-runs=1)
-[ -n "${COPT:-}" ] && args+=(--copt="$COPT")
+for o in ${COPT:-}; do args+=(--copt="$o"); done
 timeout 240 "$bench" --tilec="$tilec" "${args[@]}" --out="$out/quick.csv" >"$out/bench.log" 2>&1
 t=$?
 echo "bench_gemm: exit $t$([ $t -eq 124 ] && echo ' (timed out: a hang)')"
@@ -59,7 +61,7 @@ if [ "${NCU:-0}" = 1 ]; then
     timeout 200 "$ncu" --clock-control none -k regex:gemm -c 1 --section SpeedOfLight --section WarpStateStats \
         --section SourceCounters -o "$out/prof" "$bench" --shapes="$first_shape" --modes="$mode" \
         --archs="${ARCHS:-sm_90a}" --cfg="$cfg" --no-cublas --reps=1 --target-ms=1 --warmup-ms=1 \
-        --batch-ms=0.1 ${COPT:+--copt="$COPT"} >"$out/ncu.log" 2>&1 || rc=1
+        --batch-ms=0.1 $(for o in ${COPT:-}; do printf -- '--copt=%s ' "$o"; done) >"$out/ncu.log" 2>&1 || rc=1
     "$ncu" --import "$out/prof.ncu-rep" --page source --csv --print-source sass >"$out/sass_stalls.csv" 2>&1 || true
     "$ncu" --import "$out/prof.ncu-rep" --page details >"$out/ncu_details.txt" 2>&1 || true
     grep -E 'Throughput|Issue Slots|Warp Cycles' "$out/ncu_details.txt" | head -12

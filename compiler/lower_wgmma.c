@@ -116,6 +116,7 @@ typedef struct {
     LLVMValueRef nsteps;  /* i32 */
     LLVMValueRef lo;      /* i64: k of step 0 */
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
+    int overlap;          /* -fwgmma-overlap: a stage's wgmmas still run while the next is issued */
 } Pipe;
 
 /* A producer thread's address terms that no K step changes (-fwgmma-hoist),
@@ -741,7 +742,8 @@ static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk
             sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
                       from_zero && d == 0 ? "P0" : "P1");
         }
-    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
+    /* overlap: wait only for the previous stage's group; this one stays in flight */
+    sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->overlap ? 1 : 0);
     for (uint32_t r = 0; r < nacc; r++) {
         sb_printf(&c, "%s=f", r ? "," : "");
         args[r] = acc[r];
@@ -808,6 +810,43 @@ static void mma_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef
             acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
 }
 
+/* After an overlapped loop: wait for the last stage's wgmmas (the
+ * accumulators pass through the asm, so nothing reads them earlier) and
+ * release its stage, so that every barrier phase completes. */
+static void drain(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef *ftys = lw_alloc(L, nacc * sizeof *ftys);
+    StrBuf c;
+    sb_init(&c);
+    for (uint32_t r = 0; r < nacc && ftys; r++) {
+        sb_printf(&c, "%s=f", r ? "," : "");
+        ftys[r] = L->t_f32;
+    }
+    for (uint32_t r = 0; r < nacc; r++)
+        sb_printf(&c, ",%u", r);
+    sb_puts(&c, ",~{memory}");
+    if (!ftys || c.oom) {
+        lw_error(L, (TirLoc){0}, "out of memory while lowering");
+        sb_free(&c);
+        return;
+    }
+    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ftys, nacc, 0);
+    LLVMValueRef r = lw_asm(L, st, "wgmma.wait_group.sync.aligned 0;", c.data, acc, nacc, SEC);
+    for (uint32_t i = 0; i < nacc; i++)
+        acc[i] = LLVMBuildExtractValue(b, r, i, "");
+    sb_free(&c);
+    LLVMBasicBlockRef rel = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.release.last");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.drained");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""), rel, done);
+    LLVMPositionBuilderAtEnd(b, rel);
+    LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), c32(L, P->stages), "");
+    bar_arrive(L, bar_addr(L, P->empty32, last));
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+}
+
 static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 {
     Lower *L = P->L;
@@ -834,12 +873,25 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     memcpy(cur, phis, nacc * sizeof *cur);
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
     mma_stage(P, soff, db, cur, nacc);
-    bar_arrive(L, bar_addr(L, P->empty32, s));
+    if (P->overlap) { /* the previous step's wgmmas are done: release its stage */
+        LLVMBasicBlockRef rel = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.release");
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.next");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, it, c32(L, 0), ""), rel, go);
+        LLVMPositionBuilderAtEnd(b, rel);
+        LLVMValueRef prev = LLVMBuildURem(b, LLVMBuildAdd(b, it, c32(L, P->stages - 1), ""), c32(L, P->stages), "");
+        bar_arrive(L, bar_addr(L, P->empty32, prev));
+        LLVMBuildBr(b, go);
+        LLVMPositionBuilderAtEnd(b, go);
+    } else {
+        bar_arrive(L, bar_addr(L, P->empty32, s));
+    }
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
     loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
+    if (P->overlap)
+        drain(P, acc, nacc);
 }
 
 /* ---- the loop ---- */
@@ -864,6 +916,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.lag = wgmma_lag(P.stages, P.producers);
     P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
     P.hoist = L->o->wgmma_hoist;
+    P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, P.producers);
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
