@@ -10,7 +10,8 @@
  * inputs over 4 KiB and
  * kernels whose tiles would need many registers per thread are skipped (the
  * size limits themselves are tested by tests/diag). The options (target,
- * precision, optimization level, line info) are picked from a hash of the
+ * precision, optimization level, line info, the experimental wgmma
+ * options) are picked from a hash of the
  * input, so a reproducer replays with the options that found it.
  *
  * Findings beyond crashes and sanitizer reports: a compile that fails with
@@ -108,12 +109,15 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
         abort();
     o.opt_level = (h >> 4) % 4 == 0 ? 0 : 3;
     o.line_info = (h >> 6) & 1;
+    o.wgmma_hoist = (h >> 7) & 1;   /* the experimental pipeline options too */
+    o.wgmma_overlap = (h >> 8) & 1;
     TcResult r;
     int rc = tc_compile("fuzz.tir", src, len, &o, &r, &log);
     const char *text = log.data ? log.data : "";
     if (strstr(text, "internal error") || strstr(text, "tilec bug")) {
-        fprintf(stderr, "fuzz_compile: internal error with %s %s -O%d%s:\n%s", tc_arch_name(o.arch),
-                precisions[(h >> 1) % 5], o.opt_level, o.line_info ? "" : " -g0", text);
+        fprintf(stderr, "fuzz_compile: internal error with %s %s -O%d%s%s%s:\n%s", tc_arch_name(o.arch),
+                precisions[(h >> 1) % 5], o.opt_level, o.line_info ? "" : " -g0",
+                o.wgmma_hoist ? " -fwgmma-hoist" : "", o.wgmma_overlap ? " -fwgmma-overlap" : "", text);
         abort();
     }
     if (rc == 0) {
