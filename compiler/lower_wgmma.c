@@ -45,6 +45,14 @@
  * the consumer threads); the producers exit after the loop. Registers: a
  * cap at entry (.maxnreg) and setmaxnreg give the consumers what the
  * producers do not need.
+ *
+ * Two experiments, off by default until measured (bench/NOTES.md):
+ * -fwgmma-hoist computes each producer thread's address terms once, before
+ * its loop (the default recomputes 64-bit row * stride products every step,
+ * most of the producer's instructions), and copies tiles that are inside the
+ * matrix but not 16-byte aligned in unchecked 4-byte pieces;
+ * -fwgmma-overlap lets a stage's wgmmas run on while the consumers prepare
+ * the next (wait_group 1), releasing each stage a step later.
  */
 #include "compiler/lower.h"
 
