@@ -541,24 +541,24 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
                                                                           c32(L, 1), ""), c32(L, 1), ""));
     LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
     /* A: chunk q is row 16q + lt/8, k columns 4*(lt%8).., swizzled as wgmma would read it */
-    LLVMValueRef lt8 = LLVMBuildLShr(b, lt, c32(L, 3), ""), lt_8 = LLVMBuildAnd(b, lt, c32(L, 7), "");
-    LLVMValueRef a_base = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
     if (h) { /* the hoisted terms: one add per run */
+        LLVMValueRef a_base = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
         LLVMValueRef pa = LLVMBuildGEP2(b, L->t_f32, h->pa0, &k, 1, "");
         for (uint32_t q = 0; q < na; q++)
             dst[q] = LLVMBuildAdd(b, LLVMBuildAdd(b, a_base, h->dsta, ""), c32(L, q * 16 * ROW_BYTES), "");
         RunCoords rca = {.row0 = h->rowa0, .col0 = LLVMBuildAdd(b, k, h->cola0, ""), .drow = 16};
         copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), inside_ok(L, xa, xa->i0, P->bm, k, BK), na, &rca, pa,
                   h->stepa, dst);
-    }
-    LLVMValueRef colA = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), L->t_i64, ""), "");
-    for (uint32_t q = 0; q < na && !h; q++) {
-        LLVMValueRef r = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
-        rows[q] = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
-        cols[q] = colA;
-        dst[q] = LLVMBuildAdd(b, a_base, swz(L, r, lt_8), "");
-    }
-    if (!h) {
+    } else {
+        LLVMValueRef lt8 = LLVMBuildLShr(b, lt, c32(L, 3), ""), lt_8 = LLVMBuildAnd(b, lt, c32(L, 7), "");
+        LLVMValueRef a_base = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
+        LLVMValueRef colA = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, lt_8, c32(L, 2), ""), L->t_i64, ""), "");
+        for (uint32_t q = 0; q < na; q++) {
+            LLVMValueRef r = LLVMBuildAdd(b, lt8, c32(L, 16 * q), "");
+            rows[q] = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+            cols[q] = colA;
+            dst[q] = LLVMBuildAdd(b, a_base, swz(L, r, lt_8), "");
+        }
         RunCoords rca = {.row = rows, .col = cols};
         copy_runs(L, xa, fast_ok(L, xa, xa->i0, P->bm, k, BK), NULL, na, &rca, NULL, NULL, dst);
     }
