@@ -316,31 +316,6 @@ static void split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef
         }
 }
 
-/* Whether the 16-byte path serves the tile rows [r0, r0+nr) x columns
- * [c0, c0+nc): unit column stride, row stride a multiple of 4, a 16-byte
- * aligned base, a first column that is a multiple of 4 (a loop from an odd
- * k, a tile at an odd column), and the tile inside the matrix. */
-static LLVMValueRef fast_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t nr, LLVMValueRef c0, uint32_t nc)
-{
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef ok = LLVMBuildAnd(b, x->nonempty, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), "");
-    LLVMValueRef s0lo = LLVMBuildAnd(b, x->s0, c64(L, 3), "");
-    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, s0lo, c64(L, 0), ""), "");
-    LLVMValueRef blo = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, x->base, L->t_i64, ""), c64(L, 15), "");
-    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, blo, c64(L, 0), ""), "");
-    LLVMValueRef c0lo = LLVMBuildAnd(b, c0, c64(L, 3), "");
-    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, c0lo, c64(L, 0), ""), "");
-    LLVMValueRef in[4] = {
-        LLVMBuildICmp(b, LLVMIntSGE, r0, c64(L, 0), ""),
-        LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, r0, c64(L, nr), ""), x->d0, ""),
-        LLVMBuildICmp(b, LLVMIntSGE, c0, c64(L, 0), ""),
-        LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, c0, c64(L, nc), ""), x->d1, ""),
-    };
-    for (int i = 0; i < 4; i++)
-        ok = LLVMBuildAnd(b, ok, in[i], "");
-    return ok;
-}
-
 /* Whether the tile rows [r0, r0+nr) x columns [c0, c0+nc) lie inside the
  * matrix with unit column stride, aligned or not (-fwgmma-hoist's 4-byte
  * path: no per-element checks). */
@@ -352,6 +327,19 @@ static LLVMValueRef inside_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, r0, c64(L, nr), ""), x->d0, ""), "");
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSGE, c0, c64(L, 0), ""), "");
     return LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, c0, c64(L, nc), ""), x->d1, ""), "");
+}
+
+/* Whether the 16-byte path serves that tile: inside, and its rows 16-byte
+ * aligned (row stride a multiple of 4, a 16-byte aligned base, a first column
+ * that is a multiple of 4: not a loop from an odd k, a tile at an odd
+ * column). */
+static LLVMValueRef fast_ok(Lower *L, const Access *x, LLVMValueRef r0, uint32_t nr, LLVMValueRef c0, uint32_t nc)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef blo = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, x->base, L->t_i64, ""), c64(L, 15), "");
+    LLVMValueRef lo4 = LLVMBuildOr(b, LLVMBuildAnd(b, x->s0, c64(L, 3), ""), LLVMBuildAnd(b, c0, c64(L, 3), ""), "");
+    LLVMValueRef aligned = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildOr(b, blo, lo4, ""), c64(L, 0), "");
+    return LLVMBuildAnd(b, inside_ok(L, x, r0, nr, c0, nc), aligned, "");
 }
 
 /* Where run v of a copy starts: precomputed coordinates (row[v], col[v]), or
@@ -712,6 +700,41 @@ static LLVMValueRef descriptor(Lower *L, LLVMValueRef a32)
     return LLVMBuildOr(L->b, a, LLVMConstInt(L->t_i64, hi, 0), "desc");
 }
 
+/* Inline PTX `tmpl` on the accumulators: operands 0..nacc-1 are acc, read
+ * and written in place (each output tied to its input), followed by the
+ * inputs in[0..nin) with constraints in_cons (each with its leading comma).
+ * acc receives the results. */
+static void acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *acc, uint32_t nacc,
+                    const LLVMValueRef *in, uint32_t nin)
+{
+    LLVMValueRef *args = lw_regs(L, nacc + nin);
+    LLVMTypeRef *ftys = lw_alloc(L, nacc * sizeof *ftys);
+    if (!args || !ftys)
+        return;
+    StrBuf c;
+    sb_init(&c);
+    for (uint32_t r = 0; r < nacc; r++) {
+        sb_printf(&c, "%s=f", r ? "," : "");
+        args[r] = acc[r];
+        ftys[r] = L->t_f32;
+    }
+    for (uint32_t r = 0; r < nacc; r++)
+        sb_printf(&c, ",%u", r);
+    sb_puts(&c, in_cons);
+    sb_puts(&c, ",~{memory}");
+    if (nin)
+        memcpy(args + nacc, in, nin * sizeof *in);
+    if (c.oom) {
+        lw_error(L, (TirLoc){0}, "out of memory while lowering");
+    } else {
+        LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ftys, nacc, 0);
+        LLVMValueRef r = lw_asm(L, st, tmpl, c.data, args, nacc + nin, SEC);
+        for (uint32_t i = 0; i < nacc; i++)
+            acc[i] = LLVMBuildExtractValue(L->b, r, i, "");
+    }
+    sb_free(&c);
+}
+
 /* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
 static const uint32_t pairs3[3][2] = {{1, 2}, {2, 1}, {0, 0}};
 
@@ -724,10 +747,9 @@ static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk
                       uint32_t nacc, int from_zero)
 {
     Lower *L = P->L;
-    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs, nin = nacc + 5 * nmma + 1;
-    LLVMValueRef *args = lw_regs(L, nin);
-    LLVMTypeRef *ftys = lw_alloc(L, nacc * sizeof *ftys);
-    if (!args || !ftys)
+    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs, nin = 5 * nmma + 1;
+    LLVMValueRef *in = lw_regs(L, nin);
+    if (!in)
         return;
     StrBuf t, c;
     sb_init(&t);
@@ -740,37 +762,25 @@ static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk
         for (uint32_t p = 0; p < npairs; p++, d++) {
             uint32_t ca = npairs == 3 ? pairs3[p][0] : 0, cb = npairs == 3 ? pairs3[p][1] : 0;
             for (uint32_t e = 0; e < 4; e++)
-                args[nacc + 5 * d + e] = a[ca][j][e];
+                in[5 * d + e] = a[ca][j][e];
             int64_t addb = ((int64_t)cb * P->bn * ROW_BYTES + j * 32) >> 4;
-            args[nacc + 5 * d + 4] = LLVMBuildAdd(L->b, db, c64(L, addb), "");
+            in[5 * d + 4] = LLVMBuildAdd(L->b, db, c64(L, addb), "");
             sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", P->bn);
             for (uint32_t r = 0; r < nacc; r++)
                 sb_printf(&t, "%s$%u", r ? ", " : "", r);
             uint32_t o = first_in + 5 * d;
             sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
                       from_zero && d == 0 ? "P0" : "P1");
+            sb_puts(&c, ",r,r,r,r,l");
         }
     /* overlap: wait only for the previous stage's group; this one stays in flight */
     sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->overlap ? 1 : 0);
-    for (uint32_t r = 0; r < nacc; r++) {
-        sb_printf(&c, "%s=f", r ? "," : "");
-        args[r] = acc[r];
-        ftys[r] = L->t_f32;
-    }
-    for (uint32_t r = 0; r < nacc; r++)
-        sb_printf(&c, ",%u", r);
-    for (uint32_t r = 0; r < nmma; r++)
-        sb_puts(&c, ",r,r,r,r,l");
-    sb_puts(&c, ",r,~{memory}");
-    args[nin - 1] = c32(L, 1);
-    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ftys, nacc, 0);
-    if (t.oom || c.oom) {
+    sb_puts(&c, ",r");
+    in[nin - 1] = c32(L, 1);
+    if (t.oom || c.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
-    } else {
-        LLVMValueRef r = lw_asm(L, st, t.data, c.data, args, nin, SEC);
-        for (uint32_t i = 0; i < nacc; i++)
-            acc[i] = LLVMBuildExtractValue(L->b, r, i, "");
-    }
+    else
+        acc_asm(L, t.data, c.data, acc, nacc, in, nin);
     sb_free(&t);
     sb_free(&c);
 }
@@ -825,26 +835,7 @@ static void drain(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef *ftys = lw_alloc(L, nacc * sizeof *ftys);
-    StrBuf c;
-    sb_init(&c);
-    for (uint32_t r = 0; r < nacc && ftys; r++) {
-        sb_printf(&c, "%s=f", r ? "," : "");
-        ftys[r] = L->t_f32;
-    }
-    for (uint32_t r = 0; r < nacc; r++)
-        sb_printf(&c, ",%u", r);
-    sb_puts(&c, ",~{memory}");
-    if (!ftys || c.oom) {
-        lw_error(L, (TirLoc){0}, "out of memory while lowering");
-        sb_free(&c);
-        return;
-    }
-    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, ftys, nacc, 0);
-    LLVMValueRef r = lw_asm(L, st, "wgmma.wait_group.sync.aligned 0;", c.data, acc, nacc, SEC);
-    for (uint32_t i = 0; i < nacc; i++)
-        acc[i] = LLVMBuildExtractValue(b, r, i, "");
-    sb_free(&c);
+    acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
     LLVMBasicBlockRef rel = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.release.last");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.drained");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""), rel, done);

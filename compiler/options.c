@@ -4,8 +4,9 @@
  */
 #include "compiler/compiler.h"
 
-#include <string.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 void tc_options_default(TcOptions *o)
 {
@@ -23,6 +24,17 @@ const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a";
 
 /* The passes --dump-after accepts (pipeline.c runs them in this order). */
 static const char *const pass_names[] = {"parse", "wgmma", "precision", "prefetch", NULL};
+
+/* The boolean -fNAME / -fno-NAME options and the field each sets. */
+static const struct {
+    const char *name;
+    size_t offset;
+} flags[] = {
+    {"prefetch", offsetof(TcOptions, prefetch)},
+    {"wgmma", offsetof(TcOptions, wgmma)},
+    {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
+    {"wgmma-overlap", offsetof(TcOptions, wgmma_overlap)},
+};
 
 static int starts(const char *s, const char *prefix, const char **rest)
 {
@@ -79,22 +91,14 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         o->verify = 0;
         return 0;
     }
-    if (!strcmp(opt, "-fno-prefetch") || !strcmp(opt, "-fprefetch")) {
-        o->prefetch = opt[2] != 'n';
-        return 0;
-    }
-    if (!strcmp(opt, "-fno-wgmma") || !strcmp(opt, "-fwgmma")) {
-        o->wgmma = opt[2] != 'n';
-        return 0;
-    }
-    if (!strcmp(opt, "-fno-wgmma-overlap") || !strcmp(opt, "-fwgmma-overlap")) {
-        o->wgmma_overlap = opt[2] != 'n';
-        return 0;
-    }
-    if (!strcmp(opt, "-fno-wgmma-hoist") || !strcmp(opt, "-fwgmma-hoist")) {
-        o->wgmma_hoist = opt[2] != 'n';
-        return 0;
-    }
+    const char *name; /* -fNAME / -fno-NAME */
+    int on = !starts(opt, "-fno-", &name);
+    if (!on || starts(opt, "-f", &name))
+        for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+            if (!strcmp(name, flags[i].name)) {
+                *(int *)((char *)o + flags[i].offset) = on;
+                return 0;
+            }
     if (starts(opt, "--stages=", &v)) {
         if (v[0] < '2' || v[0] > '8' || v[1]) {
             sb_printf(err, "error: --stages takes a number from 2 to 8, got '%s'\n", v);
