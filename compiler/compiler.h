@@ -21,6 +21,8 @@ typedef struct {
     int wgmma_overlap;         /* experimental (-fwgmma-overlap, default off): one stage of wgmmas in flight */
     int wgmma_hoist;           /* experimental (-fwgmma-hoist, default off): producer address terms
                                 * hoisted, unchecked 4-byte copies for misaligned inside tiles */
+    int wgmma_swapped;         /* experimental (-fwgmma-swapped, default off): the swapped product,
+                                * rows copied in bulk (lower_wgmma.c) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
 } TcOptions;
@@ -78,6 +80,8 @@ uint32_t wgmma_lag(uint32_t stages, uint32_t producers);
 uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages);
 int wgmma_overlap_ok(uint32_t stages, uint32_t producers);
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
+uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
+uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

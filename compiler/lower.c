@@ -355,7 +355,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->threads = k->warps * 32;
     L->bar_threads = 0;
     L->smem_bytes = 0;
-    uint32_t launch = L->threads + (L->o->arch == ARCH_SM90A ? wgmma_producer_threads(m, k) : 0);
+    uint32_t launch = L->threads + (L->o->arch == ARCH_SM90A ? wgmma_producer_threads(m, k, L->o) : 0);
     L->vals = calloc(m->nvalues, sizeof *L->vals);
     LLVMTypeRef *ptys = calloc(k->nparams + 1, sizeof *ptys);
     if (!L->vals || !ptys) {

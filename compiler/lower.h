@@ -7,7 +7,9 @@
  * BLOCKED spreads a tile over a tr x tc grid of threads (consecutive threads
  * on consecutive columns: coalesced global access). MMA is the accumulator
  * layout of mma.sync m16n8: a wm x wn grid of warps, each holding mt x nt
- * 16x8 fragments. Operations that need another layout (dot operands,
+ * 16x8 fragments; a transposed MMA layout (trans) holds a rows x cols tile
+ * as the MMA layout of its cols x rows transpose (wm, mt, nt describe the
+ * transpose: the swapped wgmma product's accumulators). Operations that need another layout (dot operands,
  * conversions, reductions, broadcasts) go through shared memory.
  */
 #ifndef TILEC_LOWER_H
@@ -33,6 +35,7 @@ typedef struct {
     uint32_t rows, cols;
     uint32_t tr, tc;         /* BLOCKED: thread grid (tr * tc = threads) */
     uint32_t wm, wn, mt, nt; /* MMA: warp grid and fragments per warp */
+    uint8_t trans;           /* MMA: registers of the transpose (see above) */
 } Layout;
 
 uint32_t layout_nregs(const Layout *l);
@@ -150,7 +153,7 @@ LLVMValueRef ew_convert(Lower *L, LLVMValueRef x, TirElem from, TirElem to);
 /* lower_wgmma.c: a loop marked by pass_wgmma, and the producer threads a
  * kernel launches beside its warps(N) for it (0 when it has no such loop). */
 void lower_wgmma_loop(Lower *L, uint32_t inst);
-uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k);
+uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* Registers per thread at entry for `launch` threads (the register file
  * shared evenly, in the multiples of 8 setmaxnreg works in). */
 uint32_t wgmma_entry_regs(uint32_t launch);

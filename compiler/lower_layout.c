@@ -74,8 +74,9 @@ void layout_offset(const Layout *l, uint32_t r, uint32_t *drow, uint32_t *dcol)
 {
     if (l->kind == LAYOUT_MMA) {
         uint32_t f = r / 4, c = r % 4;
-        *drow = (f / l->nt) * 16 + (c >> 1) * 8;
-        *dcol = (f % l->nt) * 8 + (c & 1);
+        uint32_t dr = (f / l->nt) * 16 + (c >> 1) * 8, dc = (f % l->nt) * 8 + (c & 1);
+        *drow = l->trans ? dc : dr;
+        *dcol = l->trans ? dr : dc;
         return;
     }
     uint32_t ci = l->tc >= l->cols ? 1 : l->cols / l->tc;
@@ -88,33 +89,42 @@ int layout_eq(const Layout *a, const Layout *b)
     if (a->kind != b->kind || a->rows != b->rows || a->cols != b->cols)
         return 0;
     if (a->kind == LAYOUT_MMA)
-        return a->wm == b->wm && a->wn == b->wn;
+        return a->wm == b->wm && a->wn == b->wn && a->trans == b->trans;
     return a->tr == b->tr && a->tc == b->tc;
+}
+
+/* Row and column of register 0 in the (untransposed) MMA layout. */
+static LLVMValueRef mma_base_row(Lower *L, const Layout *l)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef w = LLVMBuildLShr(b, L->tid, lw_const_i32(L, 5), "");
+    LLVMValueRef wy = LLVMBuildURem(b, LLVMBuildUDiv(b, w, lw_const_i32(L, l->wn), ""), lw_const_i32(L, l->wm), "");
+    LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, lw_const_i32(L, 31), ""), lw_const_i32(L, 2), "");
+    return LLVMBuildAdd(b, LLVMBuildMul(b, wy, lw_const_i32(L, l->mt * 16), ""), g, "row");
+}
+
+static LLVMValueRef mma_base_col(Lower *L, const Layout *l)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef w = LLVMBuildLShr(b, L->tid, lw_const_i32(L, 5), "");
+    LLVMValueRef wx = LLVMBuildURem(b, w, lw_const_i32(L, l->wn), "");
+    LLVMValueRef t = LLVMBuildAnd(b, L->tid, lw_const_i32(L, 3), "");
+    return LLVMBuildAdd(b, LLVMBuildMul(b, wx, lw_const_i32(L, l->nt * 8), ""), LLVMBuildShl(b, t, lw_const_i32(L, 1), ""),
+                        "col");
 }
 
 LLVMValueRef layout_base_row(Lower *L, const Layout *l)
 {
-    LLVMBuilderRef b = L->b;
-    if (l->kind == LAYOUT_MMA) {
-        LLVMValueRef w = LLVMBuildLShr(b, L->tid, lw_const_i32(L, 5), "");
-        LLVMValueRef wy = LLVMBuildURem(b, LLVMBuildUDiv(b, w, lw_const_i32(L, l->wn), ""), lw_const_i32(L, l->wm), "");
-        LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, lw_const_i32(L, 31), ""), lw_const_i32(L, 2), "");
-        return LLVMBuildAdd(b, LLVMBuildMul(b, wy, lw_const_i32(L, l->mt * 16), ""), g, "row");
-    }
-    return LLVMBuildUDiv(b, L->tid, lw_const_i32(L, l->tc), "row");
+    if (l->kind == LAYOUT_MMA)
+        return l->trans ? mma_base_col(L, l) : mma_base_row(L, l);
+    return LLVMBuildUDiv(L->b, L->tid, lw_const_i32(L, l->tc), "row");
 }
 
 LLVMValueRef layout_base_col(Lower *L, const Layout *l)
 {
-    LLVMBuilderRef b = L->b;
-    if (l->kind == LAYOUT_MMA) {
-        LLVMValueRef w = LLVMBuildLShr(b, L->tid, lw_const_i32(L, 5), "");
-        LLVMValueRef wx = LLVMBuildURem(b, w, lw_const_i32(L, l->wn), "");
-        LLVMValueRef t = LLVMBuildAnd(b, L->tid, lw_const_i32(L, 3), "");
-        return LLVMBuildAdd(b, LLVMBuildMul(b, wx, lw_const_i32(L, l->nt * 8), ""),
-                            LLVMBuildShl(b, t, lw_const_i32(L, 1), ""), "col");
-    }
-    return LLVMBuildURem(b, L->tid, lw_const_i32(L, l->tc), "col");
+    if (l->kind == LAYOUT_MMA)
+        return l->trans ? mma_base_row(L, l) : mma_base_col(L, l);
+    return LLVMBuildURem(L->b, L->tid, lw_const_i32(L, l->tc), "col");
 }
 
 LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row)

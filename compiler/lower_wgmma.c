@@ -72,13 +72,15 @@ static const TirInst *loop_dot(const TirModule *m, const TirInst *f)
     return &m->insts[tir_value_def_inst(m, tir_args(m, y)[0])];
 }
 
-uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k)
+uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirBlock *b = &m->blocks[k->body];
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
         if (in->op == OP_FOR && in->ival > 0) {
             const TirInst *dot = loop_dot(m, in);
+            if (o->wgmma_swapped)
+                return WARPGROUP;
             return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
         }
     }
@@ -112,6 +114,20 @@ static uint32_t register_split(uint32_t consumers, uint32_t producers, uint32_t 
     return prod;
 }
 
+/* The swapped product's producers hold only a 16-element batch (three
+ * copies for 3xtf32) and addresses. */
+static uint32_t swp_register_split(uint32_t consumers, uint32_t copies, uint32_t *consumer)
+{
+    uint32_t nc = consumers / WARPGROUP, launch = consumers + WARPGROUP;
+    uint32_t prod = copies == 3 ? 112 : 96;
+    *consumer = 0;
+    if (launch <= 256)
+        return 0;
+    uint32_t c = ((nc + 1) * wgmma_entry_regs(launch) - prod) / nc / 8 * 8;
+    *consumer = c > 240 ? 240 : c;
+    return prod;
+}
+
 typedef struct {
     Lower *L;
     uint32_t bm, bn, stages, lag, copies, consumers, producers; /* producers: warpgroups */
@@ -125,6 +141,9 @@ typedef struct {
     LLVMValueRef lo;      /* i64: k of step 0 */
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
     int overlap;          /* -fwgmma-overlap: a stage's wgmmas still run while the next is issued */
+    int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
+    uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
+    LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
 } Pipe;
 
 /* A producer thread's address terms that no K step changes (-fwgmma-hoist),
@@ -846,6 +865,8 @@ static void drain(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     LLVMPositionBuilderAtEnd(b, done);
 }
 
+static void swp_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc);
+
 static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 {
     Lower *L = P->L;
@@ -865,13 +886,18 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     LLVMValueRef s = LLVMBuildURem(b, it, c32(L, P->stages), "");
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, it, c32(L, P->stages), ""), c32(L, 1), "");
     bar_wait(L, bar_addr(L, P->full32, s), ph);
+    if (P->swapped) /* B is read from where the bulk copies wrote it: observe their barrier too */
+        bar_wait(L, bar_addr(L, P->landed32, s), ph);
     LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
     LLVMValueRef *cur = lw_regs(L, nacc);
     if (!cur)
         return;
     memcpy(cur, phis, nacc * sizeof *cur);
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
-    mma_stage(P, soff, db, cur, nacc);
+    if (P->swapped)
+        swp_stage(P, soff, cur, nacc);
+    else
+        mma_stage(P, soff, db, cur, nacc);
     if (P->overlap) { /* the previous step's wgmmas are done: release its stage */
         LLVMBasicBlockRef rel = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.release");
         LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.next");
@@ -891,6 +917,340 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     memcpy(acc, phis, nacc * sizeof *acc);
     if (P->overlap)
         drain(P, acc, nacc);
+}
+
+/* ---- the swapped product (-fwgmma-swapped) ----
+ *
+ * C = A B computed as C^T = B^T A^T: A (K-major as it lies in a row-major
+ * matrix) is wgmma's shared-memory operand, N = BM; B^T is the register
+ * operand, read straight from the raw B tile (a row-major B[K,N] gives any
+ * register layout for free), M = 64 columns of B per wgmma. Nothing is
+ * transposed: the producers copy whole tile rows with cp.async.bulk (one
+ * instruction per row, completed on the stage's `landed` barrier by byte
+ * count), then only round (or split) A in place, writing it back under the
+ * 128-byte swizzle; the consumers round B as they load their fragments.
+ * Rows that are not 16-byte aligned or not wholly inside the matrix are
+ * copied element by element with cp.async (src-size 0 outside: zeros,
+ * nothing read), tracked on the same barrier. The accumulators are C^T's
+ * MMA layout: C gets the transposed MMA layout (lower.h). */
+
+enum { B_PAD = 32 }; /* bytes after each raw B row: 8 rows t..t+3 of a fragment read hit distinct banks */
+
+static uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
+
+/* Whether rows of x may be copied in bulk from column c0, n columns: unit
+ * column stride, 16-byte aligned base, row stride and c0, and the columns
+ * inside the matrix (the row is checked by the caller). */
+static LLVMValueRef bulk_ok(Lower *L, const Access *x, LLVMValueRef c0, uint32_t n)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef blo = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, x->base, L->t_i64, ""), c64(L, 15), "");
+    LLVMValueRef lo4 = LLVMBuildOr(b, LLVMBuildAnd(b, x->s0, c64(L, 3), ""), LLVMBuildAnd(b, c0, c64(L, 3), ""), "");
+    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildOr(b, blo, lo4, ""), c64(L, 0), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildAnd(b, x->nonempty, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), ""), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSGE, c0, c64(L, 0), ""), "");
+    return LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, c0, c64(L, n), ""), x->d1, ""), "");
+}
+
+/* Elements [c0, c0 + n) of row `row` of x to shared address dst (i32, 4
+ * bytes apart) with 4-byte cp.async, zero outside the matrix (src-size 0:
+ * nothing is read). A loop: edges and odd strides only. */
+static void copy_elems(Lower *L, const Access *x, LLVMValueRef row, LLVMValueRef c0, uint32_t n, LLVMValueRef dst)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), "");
+    LLVMValueRef roff = LLVMBuildMul(b, row, x->s0, "");
+    Loop lp = loop_open(L, "cp.elem");
+    loop_test(L, &lp, c32(L, n));
+    LLVMValueRef c = LLVMBuildAdd(b, c0, LLVMBuildZExt(b, lp.i, L->t_i64, ""), "");
+    LLVMValueRef ok = LLVMBuildAnd(b, rok, lw_in_range(L, c, x->d1), "");
+    LLVMValueRef eoff = LLVMBuildSelect(b, ok, LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), ""), c64(L, 0), "");
+    LLVMValueRef pe = LLVMBuildGEP2(b, L->t_f32, x->base, &eoff, 1, "");
+    LLVMValueRef e[3] = {LLVMBuildAdd(b, dst, LLVMBuildShl(b, lp.i, c32(L, 2), ""), ""),
+                         LLVMBuildPtrToInt(b, pe, L->t_i64, ""), LLVMBuildSelect(b, ok, c32(L, 4), c32(L, 0), "")};
+    lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r,~{memory}", e, 3, SE);
+    loop_close(L, &lp);
+}
+
+/* Opens `if (cond)`; returns the block to close it with if_close(). */
+static LLVMBasicBlockRef if_open(Lower *L, LLVMValueRef cond, const char *name)
+{
+    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+    LLVMBuildCondBr(L->b, cond, yes, done);
+    LLVMPositionBuilderAtEnd(L->b, yes);
+    return done;
+}
+
+static void if_close(Lower *L, LLVMBasicBlockRef done)
+{
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+}
+
+/* A producer thread's A copies, fixed for the loop: chunk lt % 8 of rows
+ * lt / 8 + 16q (a warp reads 4 rows, 512 contiguous bytes, per copy). */
+typedef struct {
+    LLVMValueRef p0;    /* &A[i0 + lt/8][4 * (lt%8)] (before k) */
+    LLVMValueRef step;  /* i64: 16 rows, in elements */
+    LLVMValueRef row0;  /* i64: i0 + lt/8 */
+    LLVMValueRef col0;  /* i64: 4 * (lt%8) */
+    LLVMValueRef dst0;  /* i32: row lt/8, chunk lt%8 swizzled, in a stage */
+} ACopy;
+
+static ACopy a_copy_terms(Pipe *P, const Access *xa, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    ACopy a;
+    LLVMValueRef r = LLVMBuildLShr(b, lt, c32(L, 3), ""), ch = LLVMBuildAnd(b, lt, c32(L, 7), "");
+    a.row0 = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+    a.col0 = LLVMBuildZExt(b, LLVMBuildShl(b, ch, c32(L, 2), ""), L->t_i64, "");
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, a.row0, xa->s0, ""), a.col0, "");
+    a.p0 = LLVMBuildGEP2(b, L->t_f32, xa->base, &off, 1, "");
+    a.step = LLVMBuildShl(b, xa->s0, c64(L, 4), "");
+    a.dst0 = swz(L, r, ch); /* (r + 16q) % 8 = r % 8: copy q adds 16 rows */
+    return a;
+}
+
+/* Step t's copies, by producer thread lt: its A chunks with cp.async into
+ * the stage's A operand, already under the 128-byte swizzle (16 bytes where
+ * the tile is 16-byte aligned and the row inside, else element by element);
+ * B row lt / 4 raw into the stage's B tile, in one bulk copy by its first
+ * thread, or a quarter each element by element. Every thread arrives on
+ * landed[stage] once, when its cp.async copies are done; the bulk copies
+ * complete their bytes there. */
+static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef t, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef s = LLVMBuildURem(b, t, c32(L, P->stages), "");
+    bar_wait(L, bar_addr(L, P->empty32, s), LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""),
+                                                                          c32(L, 1), ""), c32(L, 1), ""));
+    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
+    LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
+    LLVMValueRef bar = bar_addr(L, P->landed32, s);
+
+    LLVMValueRef fa = bulk_ok(L, xa, k, BK), pa = LLVMBuildGEP2(b, L->t_f32, ac->p0, &k, 1, "");
+    LLVMValueRef adst = LLVMBuildAdd(b, stage, ac->dst0, "");
+    /* a loop, not unrolled code: the producers' registers are few */
+    Loop lq = loop_open(L, "a.copy");
+    LLVMValueRef q = lq.i;
+    loop_test(L, &lq, c32(L, P->bm / 16));
+    {
+        LLVMValueRef row = LLVMBuildAdd(b, ac->row0, LLVMBuildShl(b, LLVMBuildZExt(b, q, L->t_i64, ""), c64(L, 4), ""), "");
+        LLVMValueRef dst = LLVMBuildAdd(b, adst, LLVMBuildMul(b, q, c32(L, 16 * ROW_BYTES), ""), "");
+        LLVMValueRef fast = LLVMBuildAnd(b, fa, lw_in_range(L, row, xa->d0), "");
+        LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.fast");
+        LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.edge");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.done");
+        LLVMBuildCondBr(b, fast, fbb, ebb);
+        LLVMPositionBuilderAtEnd(b, fbb);
+        LLVMValueRef dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
+        LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, pa, &dq, 1, "");
+        LLVMValueRef a[2] = {dst, LLVMBuildPtrToInt(b, p, L->t_i64, "")};
+        lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, ebb);
+        copy_elems(L, xa, row, LLVMBuildAdd(b, k, ac->col0, ""), 4, dst);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, join);
+    }
+    loop_close(L, &lq);
+
+    LLVMValueRef kb = LLVMBuildLShr(b, lt, c32(L, 2), ""), qb = LLVMBuildAnd(b, lt, c32(L, 3), "");
+    LLVMValueRef brow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, kb, L->t_i64, ""), "");
+    LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    bdst = LLVMBuildAdd(b, bdst, LLVMBuildMul(b, kb, c32(L, raw_b_row_bytes(P->bn)), ""), "");
+    LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, P->bn),
+                                   LLVMBuildAnd(b, xb->nonempty, lw_in_range(L, brow, xb->d0), ""), "");
+    LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.fast");
+    LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.edge");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
+    LLVMBuildCondBr(b, fb, fbb, ebb);
+    LLVMPositionBuilderAtEnd(b, fbb);
+    LLVMBasicBlockRef one = if_open(L, LLVMBuildICmp(b, LLVMIntEQ, qb, c32(L, 0), ""), "b.bulk");
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, brow, xb->s0, ""), xb->i1, "");
+    LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
+    LLVMValueRef a[4] = {bdst, LLVMBuildPtrToInt(b, p, L->t_i64, ""), c32(L, P->bn * 4), bar};
+    lw_asm(L, void_t(L),
+           "{\n\tmbarrier.expect_tx.shared::cta.b64 [$3], $2;\n\t"
+           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];\n\t}",
+           "r,l,r,r,~{memory}", a, 4, SE);
+    if_close(L, one);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, ebb);
+    uint32_t quarter = P->bn / 4;
+    LLVMValueRef qoff = LLVMBuildMul(b, qb, c32(L, quarter), "");
+    copy_elems(L, xb, brow, LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, qoff, L->t_i64, ""), ""), quarter,
+               LLVMBuildAdd(b, bdst, LLVMBuildShl(b, qoff, c32(L, 2), ""), ""));
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
+}
+
+/* Step j's A tile, once landed: rounded (split) where it lies, copy 0 in
+ * place, the others at the same offsets in theirs; thread lt takes 16-byte
+ * chunks lt, lt + 128, .. (a warp 512 contiguous bytes). tf32-trunc leaves
+ * it as it is: the tensor cores truncate. */
+static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4), i8 = LLVMInt8TypeInContext(L->ctx);
+    LLVMValueRef s = LLVMBuildURem(b, j, c32(L, P->stages), "");
+    bar_wait(L, bar_addr(L, P->landed32, s), LLVMBuildAnd(b, LLVMBuildUDiv(b, j, c32(L, P->stages), ""), c32(L, 1), ""));
+    LLVMValueRef off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, lt, c32(L, 4), ""), "");
+    uint32_t chunks = P->bm * ROW_BYTES / 16 / WARPGROUP; /* per thread */
+    for (uint32_t i0 = 0; i0 < chunks && P->prec != PREC_TF32_TRUNC; i0 += 4) {
+        LLVMValueRef v[16], o[3][16];
+        uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
+        for (uint32_t i = 0; i < n; i++) {
+            LLVMValueRef off = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
+            LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off, 1, ""), "");
+            LLVMSetAlignment(ld, 16);
+            for (uint32_t e = 0; e < 4; e++)
+                v[4 * i + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
+        }
+        split_batch(P, v, 4 * n, o);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t c = 0; c < P->copies; c++) {
+                uint32_t add = (i0 + i) * WARPGROUP * 16 + c * P->bm * ROW_BYTES;
+                st_shared_v4(L, P->ring, LLVMBuildAdd(b, off0, c32(L, add), ""), &o[c][4 * i]);
+            }
+    }
+    /* the tensor cores read A through the async proxy */
+    lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
+    bar_arrive(L, bar_addr(L, P->full32, s));
+}
+
+/* The producer warpgroup: iteration u issues step u and finishes step
+ * u - lag (as producer() above, with one producer and no slots of its own). */
+static void swp_producer(Pipe *P, const Access *xa, const Access *xb)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lt = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    LLVMValueRef total = LLVMBuildAdd(b, P->nsteps, c32(L, P->lag), "");
+    ACopy ac = a_copy_terms(P, xa, lt);
+    Loop lp = loop_open(L, "prod");
+    LLVMValueRef u = lp.i;
+    loop_test(L, &lp, total);
+    LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
+    LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, P->nsteps, ""), issue, issued);
+    LLVMPositionBuilderAtEnd(b, issue);
+    swp_issue(P, xa, xb, &ac, u, lt);
+    LLVMBuildBr(b, issued);
+    LLVMPositionBuilderAtEnd(b, issued);
+    LLVMValueRef v = LLVMBuildSub(b, u, c32(L, P->lag), "");
+    LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
+    LLVMPositionBuilderAtEnd(b, fin);
+    swp_transform(P, v, lt);
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, next);
+    loop_close(L, &lp);
+    LLVMBuildRetVoid(b);
+}
+
+/* wgmmas for k8 steps j0 .. j0+nk-1 of one stage, every block: block r's
+ * accumulators are acc[r * BM/2 ..], its register operand f[copy][r][j][4]
+ * (i32), A by descriptor (da: A copy 0 of the stage). One asm statement that
+ * also waits (as mma_group). from_zero: each block's first wgmma ignores
+ * its accumulators. */
+static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, LLVMValueRef da,
+                          LLVMValueRef *acc, uint32_t nacc, int from_zero)
+{
+    Lower *L = P->L;
+    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs * P->blocks, nin = 5 * nmma + 1, per = P->bm / 2;
+    LLVMValueRef *in = lw_regs(L, nin);
+    if (!in)
+        return;
+    StrBuf t, c;
+    sb_init(&t);
+    sb_init(&c);
+    uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * nmma; /* operand numbers */
+    sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
+              "\twgmma.fence.sync.aligned;\n", flag, flag);
+    uint32_t d = 0;
+    for (uint32_t j = j0; j < j0 + nk; j++)
+        for (uint32_t p = 0; p < npairs; p++)
+            for (uint32_t r = 0; r < P->blocks; r++, d++) {
+                uint32_t ca = npairs == 3 ? pairs3[p][0] : 0, cb = npairs == 3 ? pairs3[p][1] : 0;
+                for (uint32_t e = 0; e < 4; e++)
+                    in[5 * d + e] = f[cb][r][j - j0][e];
+                int64_t adda = ((int64_t)ca * P->bm * ROW_BYTES + j * 32) >> 4;
+                in[5 * d + 4] = LLVMBuildAdd(L->b, da, c64(L, adda), "");
+                sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", P->bm);
+                for (uint32_t x = 0; x < per; x++)
+                    sb_printf(&t, "%s$%u", x ? ", " : "", r * per + x);
+                uint32_t o = first_in + 5 * d;
+                int zero = from_zero && j == j0 && p == 0;
+                sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
+                          zero ? "P0" : "P1");
+                sb_puts(&c, ",r,r,r,r,l");
+            }
+    sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->overlap ? 1 : 0);
+    sb_puts(&c, ",r");
+    in[nin - 1] = c32(L, 1);
+    if (t.oom || c.oom)
+        lw_error(L, (TirLoc){0}, "out of memory while lowering");
+    else
+        acc_asm(L, t.data, c.data, acc, nacc, in, nin);
+    sb_free(&t);
+    sb_free(&c);
+}
+
+/* One stage of the swapped product: B fragments from the raw B tile,
+ * rounded (split) in registers, then the wgmmas. Block r, k8 step j, warp w
+ * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
+ * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows. */
+static void swp_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t rb = raw_b_row_bytes(P->bn);
+    LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, c32(L, 31), ""), c32(L, 2), "");
+    LLVMValueRef t = LLVMBuildAnd(b, L->tid, c32(L, 3), "");
+    LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
+                                   g, "");
+    LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    base = LLVMBuildAdd(b, base, LLVMBuildMul(b, t, c32(L, rb), ""), "");
+    base = LLVMBuildAdd(b, base, LLVMBuildShl(b, n0, c32(L, 2), ""), "");
+    LLVMValueRef da = descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
+    uint32_t kg = P->copies == 3 ? 2 : 4;
+    LLVMValueRef *part = acc;
+    if (P->copies == 3) { /* this stage's products apart, then one RN add (as mma_stage) */
+        part = lw_regs(L, nacc);
+        if (!part)
+            return;
+        for (uint32_t r = 0; r < nacc; r++)
+            part[r] = LLVMConstReal(L->t_f32, 0.0);
+    }
+    for (uint32_t j0 = 0; j0 < 4; j0 += kg) {
+        LLVMValueRef f[3][4][4][4];
+        for (uint32_t r = 0; r < P->blocks; r++) {
+            LLVMValueRef raw[16], o[3][16];
+            for (uint32_t j = 0; j < kg; j++)
+                for (uint32_t e = 0; e < 4; e++) {
+                    uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
+                    LLVMValueRef off = LLVMBuildAdd(b, base, c32(L, k * rb + n * 4), "");
+                    raw[4 * j + e] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring,
+                                                                               &off, 1, ""), "");
+                }
+            split_batch(P, raw, 4 * kg, o);
+            for (uint32_t j = 0; j < kg; j++)
+                for (uint32_t e = 0; e < 4; e++)
+                    for (uint32_t c = 0; c < P->copies; c++)
+                        f[c][r][j][e] = LLVMBuildBitCast(b, o[c][4 * j + e], L->t_i32, "");
+        }
+        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0);
+    }
+    if (P->copies == 3)
+        for (uint32_t r = 0; r < nacc; r++)
+            acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
 }
 
 /* ---- the loop ---- */
@@ -916,6 +1276,15 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
     P.hoist = L->o->wgmma_hoist;
     P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, P.producers);
+    P.swapped = L->o->wgmma_swapped;
+    if (P.swapped) {
+        P.producers = 1;
+        P.lag = wgmma_lag(P.stages, 1);
+        P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
+        P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
+        P.hoist = 0;
+        P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, 1);
+    }
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
@@ -930,7 +1299,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
 
     /* the stages, 1024-byte aligned, the raw B slots, then full[] and empty[] */
     uint32_t ring_bytes = P.stages * P.stage_bytes, raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
-    LLVMValueRef sm = smem_ptr(L, wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages));
+    if (P.swapped)
+        raw_bytes = 0;
+    LLVMValueRef sm = smem_ptr(L, P.swapped ? wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages)
+                                            : wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages));
     LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
     LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
     P.ring = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "ring");
@@ -939,6 +1311,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.raw32 = LLVMBuildAdd(b, P.ring32, P.raw_off, "");
     P.full32 = LLVMBuildAdd(b, P.raw32, c32(L, raw_bytes), "");
     P.empty32 = LLVMBuildAdd(b, P.full32, c32(L, 8 * P.stages), "");
+    P.landed32 = LLVMBuildAdd(b, P.empty32, c32(L, 8 * P.stages), "");
 
     LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.init");
     LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "pipe");
@@ -950,6 +1323,11 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         a[0] = bar_addr(L, P.empty32, c32(L, s));
         a[1] = c32(L, P.consumers);
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
+        if (P.swapped) { /* every producer thread arrives once per step */
+            a[0] = bar_addr(L, P.landed32, c32(L, s));
+            a[1] = c32(L, WARPGROUP);
+            lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
+        }
     }
     LLVMBuildBr(b, go);
     LLVMPositionBuilderAtEnd(b, go);
@@ -958,14 +1336,18 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
-    uint32_t creg, preg = register_split(P.consumers, P.producers, P.copies, &creg);
+    uint32_t creg, preg = P.swapped ? swp_register_split(P.consumers, P.copies, &creg)
+                                     : register_split(P.consumers, P.producers, P.copies, &creg);
     char rtmpl[64];
     LLVMPositionBuilderAtEnd(b, prod);
     if (preg) {
         snprintf(rtmpl, sizeof rtmpl, "setmaxnreg.dec.sync.aligned.u32 %u;", preg);
         lw_asm(L, void_t(L), rtmpl, "~{memory}", NULL, 0, SEC);
     }
-    producer(&P, &xa, &xb);
+    if (P.swapped)
+        swp_producer(&P, &xa, &xb);
+    else
+        producer(&P, &xa, &xb);
     if (L->failed)
         return;
 
@@ -977,6 +1359,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     L->bar_threads = P.consumers;
     Layout lay = {.kind = LAYOUT_MMA, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1, .mt = 1,
                   .nt = P.bn / 8};
+    if (P.swapped) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
+        lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1,
+                       .mt = P.blocks, .nt = P.bm / 8};
     LLVMValueRef *acc = lw_tile_in(L, args[3], &lay); /* a constant tile (pass_wgmma) */
     uint32_t nacc = layout_nregs(&lay);
     LLVMValueRef *regs = lw_regs(L, nacc);
@@ -992,8 +1377,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "pipe.done");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), inval, after);
     LLVMPositionBuilderAtEnd(b, inval);
-    for (uint32_t s = 0; s < 2 * P.stages; s++) {
-        LLVMValueRef a = bar_addr(L, P.full32, c32(L, s)); /* empty[] follows full[] */
+    for (uint32_t s = 0; s < (P.swapped ? 3 : 2) * P.stages; s++) {
+        LLVMValueRef a = bar_addr(L, P.full32, c32(L, s)); /* empty[] (and landed[]) follow full[] */
         lw_asm(L, void_t(L), "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}", &a, 1, SE);
     }
     LLVMBuildBr(b, after);

@@ -34,6 +34,7 @@ static const struct {
     {"wgmma", offsetof(TcOptions, wgmma)},
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
     {"wgmma-overlap", offsetof(TcOptions, wgmma_overlap)},
+    {"wgmma-swapped", offsetof(TcOptions, wgmma_swapped)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -130,4 +131,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-hoist");
     if (o->wgmma_overlap)
         sb_puts(out, " -fwgmma-overlap");
+    if (o->wgmma_swapped)
+        sb_puts(out, " -fwgmma-swapped");
 }

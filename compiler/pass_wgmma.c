@@ -67,6 +67,33 @@ uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t sta
     return stages * wgmma_stage_bytes(bm, bn, p) + raw + 16u * stages + 1024u;
 }
 
+/* The swapped product's stage (-fwgmma-swapped): the A operand, BM rows of
+ * 128 bytes once per copy, then the raw B tile, 32 rows of BN f32 each
+ * padded by 32 bytes (conflict-free fragment reads); no producer slots;
+ * three barriers per stage (full, empty, landed). */
+uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p)
+{
+    return (p == PREC_3XTF32 ? 3u : 1u) * bm * 128u + 32u * (bn * 4u + 32u);
+}
+
+uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
+{
+    return stages * wgmma_swapped_stage_bytes(bm, bn, p) + 24u * stages + 1024u;
+}
+
+/* The swapped product's shapes: the A tile is wgmma's N (64..256), B's
+ * columns split over the consumer warpgroups in blocks of 64 (wgmma's M),
+ * and the accumulators (twice for 3xtf32: the per-step sums) fit in 128
+ * registers. */
+static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecision p)
+{
+    uint32_t nc = warps / 4;
+    if (bm < 64 || bm > 256 || bn > 256 || bn % (64 * nc) != 0)
+        return 0;
+    uint32_t acc = bn / (64 * nc) * bm / 2;
+    return acc * (p == PREC_3XTF32 ? 2u : 1u) <= 128u;
+}
+
 static int is_const(const TirModule *m, uint32_t v, int64_t want)
 {
     uint32_t d = tir_value_def_inst(m, v);
@@ -152,7 +179,7 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     if (ta.elem != ELEM_F32 || tb.elem != ELEM_F32 || ta.dim[1] != 32)
         return 0;
     uint32_t bm = ta.dim[0], bn = tb.dim[1];
-    if ((k->warps != 4 && k->warps != 8) || bm != 16 * k->warps || bn < 64 || bn > 256) /* lower_wgmma's arrays */
+    if (k->warps != 4 && k->warps != 8)
         return 0;
     if (!is_const(m, tir_args(m, f)[2], 32))
         return 0;
@@ -162,6 +189,18 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     if (p == PREC_IEEE)
         return 0;
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
+    if (o->wgmma_swapped) {
+        if (!swapped_shape_ok(bm, bn, k->warps, p))
+            return 0;
+        while (stages > 1 && wgmma_swapped_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
+            stages--;
+        if (stages < 2)
+            return 0;
+        m->insts[di].ival = p;
+        return stages;
+    }
+    if (bm != 16 * k->warps || bn < 64 || bn > 256) /* lower_wgmma's arrays */
+        return 0;
     while (stages > 1 && wgmma_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
         stages--;
     uint32_t np = wgmma_producers(bn, p, stages);

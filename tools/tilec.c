@@ -37,6 +37,8 @@ static const char usage[] =
     "                       whose rows are not 16-byte aligned\n"
     "  -fwgmma-overlap      experimental, not yet measured: consumers keep one\n"
     "                       stage of wgmmas in flight (tf32 modes, stages to spare)\n"
+    "  -fwgmma-swapped      experimental: the swapped product (A by descriptor,\n"
+    "                       B from registers), tile rows copied in bulk\n"
     "  --stages=N           wgmma pipeline stages, 2..8 (default: as many as\n"
     "                       fit in shared memory, at most 4)\n"
     "  --no-verify          skip the IR verifier between passes\n"

@@ -334,6 +334,18 @@ int main(void)
             run_offset_case(rt, &c, 1, 1, seed++);
             run_offset_case(rt, &c, 3, 2, seed++);
         }
+    /* the benchmark's wide tiles (one consumer warpgroup holding 128 or 256
+     * columns): edges in every dimension, a transposed B (element copies) */
+    static const int wide[][3] = {{128, 256, 8}, {256, 128, 8}, {64, 256, 4}};
+    for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++)
+        for (size_t p = 1; p < 5; p++) {
+            Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2]};
+            tilecModule mod = load_config(rt, &c);
+            Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0}, s2 = {260, 300, 100, 2, 0, 1, 0, 0};
+            run_case(rt, mod, &c, &s1, seed++);
+            run_case(rt, mod, &c, &s2, seed++);
+            tilecModuleUnload(&mod);
+        }
     if (!quick) { /* the large case with the big tile of examples/matmul.tir */
         Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
         tilecModule mod = load_config(rt, &c);
