@@ -1033,7 +1033,28 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
 
     LLVMValueRef fa = bulk_ok(L, xa, k, BK), pa = LLVMBuildGEP2(b, L->t_f32, ac->p0, &k, 1, "");
     LLVMValueRef adst = LLVMBuildAdd(b, stage, ac->dst0, "");
-    /* a loop, not unrolled code: the producers' registers are few */
+    /* the whole tile inside and aligned (every step but the edges): 16-byte
+     * copies from a running pointer, nothing checked per row */
+    LLVMValueRef whole = LLVMBuildAnd(b, fa, LLVMBuildICmp(b, LLVMIntSGE, xa->i0, c64(L, 0), ""), "");
+    whole = LLVMBuildAnd(b, whole, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xa->i0, c64(L, P->bm), ""), xa->d0, ""), "");
+    LLVMBasicBlockRef wbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.whole");
+    LLVMBasicBlockRef rbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.rows");
+    LLVMBasicBlockRef adone = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.copied");
+    LLVMBuildCondBr(b, whole, wbb, rbb);
+    LLVMPositionBuilderAtEnd(b, wbb);
+    LLVMValueRef pw = pa;
+    for (uint32_t q = 0; q < P->bm / 16; q++) {
+        if (q)
+        {
+            LLVMValueRef st = ac->step;
+            pw = LLVMBuildGEP2(b, L->t_f32, pw, &st, 1, "");
+        }
+        LLVMValueRef a[2] = {LLVMBuildAdd(b, adst, c32(L, q * 16 * ROW_BYTES), ""), LLVMBuildPtrToInt(b, pw, L->t_i64, "")};
+        lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
+    }
+    LLVMBuildBr(b, adone);
+    LLVMPositionBuilderAtEnd(b, rbb);
+    /* else row by row, in a loop (the producers' registers are few) */
     Loop lq = loop_open(L, "a.copy");
     LLVMValueRef q = lq.i;
     loop_test(L, &lq, c32(L, P->bm / 16));
@@ -1057,31 +1078,49 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
         LLVMPositionBuilderAtEnd(b, join);
     }
     loop_close(L, &lq);
+    LLVMBuildBr(b, adone);
+    LLVMPositionBuilderAtEnd(b, adone);
 
-    LLVMValueRef kb = LLVMBuildLShr(b, lt, c32(L, 2), ""), qb = LLVMBuildAnd(b, lt, c32(L, 3), "");
-    LLVMValueRef brow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, kb, L->t_i64, ""), "");
-    LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
-    bdst = LLVMBuildAdd(b, bdst, LLVMBuildMul(b, kb, c32(L, raw_b_row_bytes(P->bn)), ""), "");
-    LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, P->bn),
-                                   LLVMBuildAnd(b, xb->nonempty, lw_in_range(L, brow, xb->d0), ""), "");
-    LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.fast");
+    /* B: the whole tile inside and aligned: lane 0 of producer warp w copies
+     * rows 8w .. 8w+7, a bulk copy each (one elected thread: the bulk copy
+     * takes uniform operands); else a quarter of row lt / 4 per thread,
+     * element by element */
+    LLVMValueRef bbase = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, P->bn), LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+    fb = LLVMBuildAnd(b, fb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
+    LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.whole");
     LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.edge");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
     LLVMBuildCondBr(b, fb, fbb, ebb);
     LLVMPositionBuilderAtEnd(b, fbb);
-    LLVMBasicBlockRef one = if_open(L, LLVMBuildICmp(b, LLVMIntEQ, qb, c32(L, 0), ""), "b.bulk");
-    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, brow, xb->s0, ""), xb->i1, "");
+    LLVMBasicBlockRef one = if_open(L, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lt, c32(L, 31), ""), c32(L, 0), ""),
+                                    "b.bulk");
+    LLVMValueRef w = LLVMBuildLShr(b, lt, c32(L, 5), "");
+    LLVMValueRef r0 = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, w, c32(L, 3), ""), L->t_i64, ""), "");
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r0, xb->s0, ""), xb->i1, "");
     LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
-    LLVMValueRef a[4] = {bdst, LLVMBuildPtrToInt(b, p, L->t_i64, ""), c32(L, P->bn * 4), bar};
-    lw_asm(L, void_t(L),
-           "{\n\tmbarrier.expect_tx.shared::cta.b64 [$3], $2;\n\t"
-           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];\n\t}",
-           "r,l,r,r,~{memory}", a, 4, SE);
+    LLVMValueRef d = LLVMBuildAdd(b, bbase, LLVMBuildMul(b, w, c32(L, 8 * raw_b_row_bytes(P->bn)), ""), "");
+    LLVMValueRef tx[2] = {bar, c32(L, 8 * P->bn * 4)};
+    lw_asm(L, void_t(L), "mbarrier.expect_tx.shared::cta.b64 [$0], $1;", "r,r,~{memory}", tx, 2, SE);
+    for (uint32_t r = 0; r < 8; r++) {
+        if (r)
+        {
+            LLVMValueRef st = xb->s0;
+            p = LLVMBuildGEP2(b, L->t_f32, p, &st, 1, "");
+        }
+        LLVMValueRef a[4] = {LLVMBuildAdd(b, d, c32(L, r * raw_b_row_bytes(P->bn)), ""),
+                             LLVMBuildPtrToInt(b, p, L->t_i64, ""), c32(L, P->bn * 4), bar};
+        lw_asm(L, void_t(L), "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];",
+               "r,l,r,r,~{memory}", a, 4, SE);
+    }
     if_close(L, one);
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, ebb);
     uint32_t quarter = P->bn / 4;
+    LLVMValueRef kb = LLVMBuildLShr(b, lt, c32(L, 2), ""), qb = LLVMBuildAnd(b, lt, c32(L, 3), "");
+    LLVMValueRef brow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, kb, L->t_i64, ""), "");
     LLVMValueRef qoff = LLVMBuildMul(b, qb, c32(L, quarter), "");
+    LLVMValueRef bdst = LLVMBuildAdd(b, bbase, LLVMBuildMul(b, kb, c32(L, raw_b_row_bytes(P->bn)), ""), "");
     copy_elems(L, xb, brow, LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, qoff, L->t_i64, ""), ""), quarter,
                LLVMBuildAdd(b, bdst, LLVMBuildShl(b, qoff, c32(L, 2), ""), ""));
     LLVMBuildBr(b, join);

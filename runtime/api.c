@@ -35,6 +35,7 @@
 #include "compiler/compiler.h"
 #include "runtime/cache.h"
 #include "runtime/cuda_api.h"
+#include "runtime/ptxas.h"
 
 #if !defined(TILEC_VERSION) || !defined(TILEC_LLVM_VERSION)
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined"
@@ -631,7 +632,10 @@ static tilecResult load_built(tilecRuntime rt, const TcCacheKey *key, const char
 {
     TcCacheEntry e = {.ptx = (char *)ptx, .ptx_len = strlen(ptx), .kernels = (TcKernelInfo *)k, .nkernels = n};
     void *cumod = NULL;
-    tilecResult t = cu_link_ptx(ptx, e.ptx_len, name, &e.cubin, &e.cubin_len, msg);
+    const char *ptxas = ptxas_path();
+    tilecResult t = ptxas ? ptxas_compile(ptxas, ptx, e.ptx_len, rt->dev.cc_major, rt->dev.cc_minor, &e.cubin,
+                                          &e.cubin_len, msg)
+                          : cu_link_ptx(ptx, e.ptx_len, name, &e.cubin, &e.cubin_len, msg);
     if (t == TILEC_ERROR_NOT_FOUND) /* no linker in this driver: JIT at load, cache the PTX only */
         t = cu_module_load_ptx(ptx, &cumod, msg);
     else if (t == TILEC_SUCCESS)
@@ -647,10 +651,12 @@ static tilecResult load_built(tilecRuntime rt, const TcCacheKey *key, const char
 static void program_key(tilecRuntime rt, const char *src, size_t len, const char *opts_str, TcArch arch,
                         TcCacheKey *key)
 {
+    char target[64]; /* a cubin from an external ptxas is another entry than the driver's */
+    snprintf(target, sizeof target, "%s%s", tc_arch_name(arch), ptxas_path() ? " ptxas" : "");
     TcCacheKeyParts parts = {.src = src,
                              .src_len = len,
                              .options = opts_str,
-                             .target = tc_arch_name(arch),
+                             .target = target,
                              .cc_major = rt->dev.cc_major,
                              .cc_minor = rt->dev.cc_minor,
                              .driver_version = rt->dev.driver_version};

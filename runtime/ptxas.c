@@ -1,0 +1,129 @@
+/* An external ptxas, run as a child process (runtime/ptxas.h). */
+#include "runtime/ptxas.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *ptxas_path(void)
+{
+    const char *p = getenv("TILEC_PTXAS");
+    return p && p[0] ? p : NULL;
+}
+
+/* The target of `.target sm_90a, debug` -> "sm_90a" (at most n - 1 chars). */
+static int ptx_target(const char *ptx, size_t len, char *out, size_t n)
+{
+    const char *t = memmem(ptx, len, ".target", 7);
+    if (!t)
+        return 0;
+    t += 7;
+    while (*t == ' ' || *t == '\t')
+        t++;
+    size_t k = 0;
+    while (k + 1 < n && (t[k] == '_' || (t[k] >= 'a' && t[k] <= 'z') || (t[k] >= '0' && t[k] <= '9')))
+        k++;
+    memcpy(out, t, k);
+    out[k] = 0;
+    return k > 3 && !strncmp(out, "sm_", 3);
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    int ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = 0;
+            *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+tilecResult ptxas_compile(const char *ptxas, const char *ptx, size_t len, int cc_major, int cc_minor, void **cubin,
+                          size_t *cubin_len, StrBuf *log)
+{
+    *cubin = NULL;
+    *cubin_len = 0;
+    char arch[32], dir[] = "/tmp/tilec-ptxas-XXXXXX", in[64], out[64], msgs[64], archopt[48];
+    if (!ptx_target(ptx, len, arch, sizeof arch)) {
+        sb_puts(log, "ptxas: the PTX names no .target\n");
+        return TILEC_ERROR_JIT;
+    }
+    if (!mkdtemp(dir)) {
+        sb_printf(log, "ptxas: cannot make a temporary directory: %s\n", strerror(errno));
+        return TILEC_ERROR_JIT;
+    }
+    snprintf(in, sizeof in, "%s/k.ptx", dir);
+    snprintf(out, sizeof out, "%s/k.cubin", dir);
+    snprintf(msgs, sizeof msgs, "%s/log", dir);
+    size_t al = strlen(arch);
+    snprintf(archopt, sizeof archopt, "-arch=sm_%d%d%s", cc_major, cc_minor, arch[al - 1] == 'a' ? "a" : "");
+    tilecResult t = TILEC_ERROR_JIT;
+    if (!write_file(in, ptx, len)) {
+        sb_printf(log, "ptxas: cannot write %s\n", in);
+        goto out;
+    }
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) {
+        sb_puts(log, "ptxas: posix_spawn_file_actions_init failed\n");
+        goto out;
+    }
+    posix_spawn_file_actions_addopen(&fa, 1, msgs, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    char *argv[] = {(char *)ptxas, archopt, "-O3", in, "-o", out, NULL};
+    pid_t pid;
+    int e = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e != 0) {
+        sb_printf(log, "ptxas: cannot run %s: %s\n", ptxas, strerror(e));
+        goto out;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    size_t mlen = 0;
+    char *m = read_file(msgs, &mlen);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        sb_printf(log, "ptxas (%s %s) failed:\n%s", ptxas, archopt, m ? m : "(no output)\n");
+        free(m);
+        goto out;
+    }
+    free(m);
+    *cubin = read_file(out, cubin_len);
+    if (!*cubin)
+        sb_printf(log, "ptxas: cannot read %s\n", out);
+    else
+        t = TILEC_SUCCESS;
+out:
+    unlink(in);
+    unlink(out);
+    unlink(msgs);
+    rmdir(dir);
+    return t;
+}
