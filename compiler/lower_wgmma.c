@@ -72,6 +72,8 @@ static const TirInst *loop_dot(const TirModule *m, const TirInst *f)
     return &m->insts[tir_value_def_inst(m, tir_args(m, y)[0])];
 }
 
+static uint32_t swp_producers(uint32_t bm, TirPrecision p, uint32_t stages);
+
 uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirBlock *b = &m->blocks[k->body];
@@ -80,7 +82,7 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
         if (in->op == OP_FOR && in->ival > 0) {
             const TirInst *dot = loop_dot(m, in);
             if (o->wgmma_swapped)
-                return WARPGROUP;
+                return swp_producers(dot->type.dim[0], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
             return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
         }
     }
@@ -114,16 +116,26 @@ static uint32_t register_split(uint32_t consumers, uint32_t producers, uint32_t 
     return prod;
 }
 
+/* The swapped product's producer warpgroups: two, each taking every other
+ * step, where the stages allow (P * lag < stages) and the registers: tf32
+ * modes (one copy of A to make), and wgmmas of N <= 128 (with 512 threads
+ * the program holds 128 registers at entry, and ptxas wants every
+ * instruction to fit in that: m64n256 needs 158). */
+static uint32_t swp_producers(uint32_t bm, TirPrecision p, uint32_t stages)
+{
+    return p != PREC_3XTF32 && stages >= 3 && bm <= 128 ? 2 : 1;
+}
+
 /* The swapped product's producers hold only a 16-element batch (three
  * copies for 3xtf32) and addresses. */
-static uint32_t swp_register_split(uint32_t consumers, uint32_t copies, uint32_t *consumer)
+static uint32_t swp_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer)
 {
-    uint32_t nc = consumers / WARPGROUP, launch = consumers + WARPGROUP;
-    uint32_t prod = copies == 3 ? 112 : 96;
+    uint32_t nc = consumers / WARPGROUP, launch = consumers + producers * WARPGROUP;
+    uint32_t prod = copies == 3 ? 112 : producers == 2 ? 64 : 96;
     *consumer = 0;
     if (launch <= 256)
         return 0;
-    uint32_t c = ((nc + 1) * wgmma_entry_regs(launch) - prod) / nc / 8 * 8;
+    uint32_t c = ((nc + producers) * wgmma_entry_regs(launch) - producers * prod) / nc / 8 * 8;
     *consumer = c > 240 ? 240 : c;
     return prod;
 }
@@ -144,6 +156,11 @@ typedef struct {
     int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
+    /* swapped, overlap: the previous stage's register operands, kept live
+     * through this stage's asm (the wgmmas may still read them), and this
+     * stage's, for the next */
+    LLVMValueRef held[64], held_next[64];
+    uint32_t nheld;
 } Pipe;
 
 /* A producer thread's address terms that no K step changes (-fwgmma-hoist),
@@ -882,6 +899,13 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         phis[r] = LLVMBuildPhi(b, L->t_f32, "");
         LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
     }
+    LLVMValueRef held_phis[64];
+    for (uint32_t h = 0; h < P->nheld; h++) {
+        LLVMValueRef zero = c32(L, 0);
+        held_phis[h] = LLVMBuildPhi(b, L->t_i32, "");
+        LLVMAddIncoming(held_phis[h], &zero, &lp.pre, 1);
+        P->held[h] = held_phis[h];
+    }
     loop_test(L, &lp, P->nsteps);
     LLVMValueRef s = LLVMBuildURem(b, it, c32(L, P->stages), "");
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, it, c32(L, P->stages), ""), c32(L, 1), "");
@@ -913,6 +937,8 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
+    for (uint32_t h = 0; h < P->nheld; h++)
+        LLVMAddIncoming(held_phis[h], &P->held_next[h], &latch, 1);
     loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
     if (P->overlap)
@@ -1163,23 +1189,29 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     bar_arrive(L, bar_addr(L, P->full32, s));
 }
 
-/* The producer warpgroup: iteration u issues step u and finishes step
- * u - lag (as producer() above, with one producer and no slots of its own). */
+/* Producer warpgroup p of P: iteration u issues step p + P*u and finishes
+ * step p + P*(u - lag) (as producer() above, without slots of its own). */
 static void swp_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef lt = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
-    LLVMValueRef total = LLVMBuildAdd(b, P->nsteps, c32(L, P->lag), "");
+    LLVMValueRef ptid = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    LLVMValueRef pwg = LLVMBuildLShr(b, ptid, c32(L, 7), "");
+    LLVMValueRef lt = LLVMBuildAnd(b, ptid, c32(L, WARPGROUP - 1), "");
+    /* my steps: ceil((nsteps - p) / P), at least 0 */
+    LLVMValueRef left = LLVMBuildSub(b, P->nsteps, pwg, "");
+    LLVMValueRef mine = LLVMBuildUDiv(b, LLVMBuildAdd(b, left, c32(L, P->producers - 1), ""), c32(L, P->producers), "");
+    mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), mine, c32(L, 0), "mine");
+    LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
     ACopy ac = a_copy_terms(P, xa, lt);
     Loop lp = loop_open(L, "prod");
     LLVMValueRef u = lp.i;
     loop_test(L, &lp, total);
     LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
     LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, P->nsteps, ""), issue, issued);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, mine, ""), issue, issued);
     LLVMPositionBuilderAtEnd(b, issue);
-    swp_issue(P, xa, xb, &ac, u, lt);
+    swp_issue(P, xa, xb, &ac, LLVMBuildAdd(b, pwg, LLVMBuildMul(b, u, c32(L, P->producers), ""), ""), lt);
     LLVMBuildBr(b, issued);
     LLVMPositionBuilderAtEnd(b, issued);
     LLVMValueRef v = LLVMBuildSub(b, u, c32(L, P->lag), "");
@@ -1187,7 +1219,7 @@ static void swp_producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
     LLVMPositionBuilderAtEnd(b, fin);
-    swp_transform(P, v, lt);
+    swp_transform(P, LLVMBuildAdd(b, pwg, LLVMBuildMul(b, v, c32(L, P->producers), ""), ""), lt);
     LLVMBuildBr(b, next);
     LLVMPositionBuilderAtEnd(b, next);
     loop_close(L, &lp);
@@ -1203,7 +1235,8 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
                           LLVMValueRef *acc, uint32_t nacc, int from_zero)
 {
     Lower *L = P->L;
-    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs * P->blocks, nin = 5 * nmma + 1, per = P->bm / 2;
+    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs * P->blocks, nin = 5 * nmma + 1 + P->nheld;
+    uint32_t per = P->bm / 2;
     LLVMValueRef *in = lw_regs(L, nin);
     if (!in)
         return;
@@ -1233,7 +1266,16 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
             }
     sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->overlap ? 1 : 0);
     sb_puts(&c, ",r");
-    in[nin - 1] = c32(L, 1);
+    in[5 * nmma] = c32(L, 1);
+    for (uint32_t h = 0; h < P->nheld; h++) { /* unused by the template: only kept live */
+        sb_puts(&c, ",r");
+        in[5 * nmma + 1 + h] = P->held[h];
+    }
+    if (P->nheld) /* this group's operands are the next one's to keep */
+        for (uint32_t r = 0, h = 0; r < P->blocks; r++)
+            for (uint32_t j = 0; j < nk; j++)
+                for (uint32_t e = 0; e < 4; e++)
+                    P->held_next[h++] = f[0][r][j][e];
     if (t.oom || c.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     else
@@ -1317,12 +1359,15 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, P.producers);
     P.swapped = L->o->wgmma_swapped;
     if (P.swapped) {
-        P.producers = 1;
-        P.lag = wgmma_lag(P.stages, 1);
+        P.producers = swp_producers(P.bm, P.prec, P.stages);
+        P.lag = wgmma_lag(P.stages, P.producers);
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
         P.hoist = 0;
-        P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, 1);
+        P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, P.producers);
+        P.nheld = P.overlap ? 16 * P.blocks : 0;
+    } else {
+        P.overlap = 0; /* its register operands are not kept live past their asm (measured wrong) */
     }
 
     /* the step count; k itself is never read from the IR inside the loop */
@@ -1375,7 +1420,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
-    uint32_t creg, preg = P.swapped ? swp_register_split(P.consumers, P.copies, &creg)
+    uint32_t creg, preg = P.swapped ? swp_register_split(P.consumers, P.producers, P.copies, &creg)
                                      : register_split(P.consumers, P.producers, P.copies, &creg);
     char rtmpl[64];
     LLVMPositionBuilderAtEnd(b, prod);

@@ -633,9 +633,11 @@ static tilecResult load_built(tilecRuntime rt, const TcCacheKey *key, const char
     TcCacheEntry e = {.ptx = (char *)ptx, .ptx_len = strlen(ptx), .kernels = (TcKernelInfo *)k, .nkernels = n};
     void *cumod = NULL;
     const char *ptxas = ptxas_path();
-    tilecResult t = ptxas ? ptxas_compile(ptxas, ptx, e.ptx_len, rt->dev.cc_major, rt->dev.cc_minor, &e.cubin,
-                                          &e.cubin_len, msg)
-                          : cu_link_ptx(ptx, e.ptx_len, name, &e.cubin, &e.cubin_len, msg);
+    tilecResult t = TILEC_ERROR_JIT;
+    if (ptxas) /* where it fails (too old for the PTX, say), the driver's JIT may still do */
+        t = ptxas_compile(ptxas, ptx, e.ptx_len, rt->dev.cc_major, rt->dev.cc_minor, &e.cubin, &e.cubin_len, msg);
+    if (t != TILEC_SUCCESS)
+        t = cu_link_ptx(ptx, e.ptx_len, name, &e.cubin, &e.cubin_len, msg);
     if (t == TILEC_ERROR_NOT_FOUND) /* no linker in this driver: JIT at load, cache the PTX only */
         t = cu_module_load_ptx(ptx, &cumod, msg);
     else if (t == TILEC_SUCCESS)

@@ -16,7 +16,12 @@ extern char **environ;
 const char *ptxas_path(void)
 {
     const char *p = getenv("TILEC_PTXAS");
-    return p && p[0] ? p : NULL;
+    if (p && (!strcmp(p, "0") || !strcmp(p, "off")))
+        return NULL;
+    if (p && p[0])
+        return p;
+    static const char toolkit[] = "/usr/local/cuda/bin/ptxas";
+    return access(toolkit, X_OK) == 0 ? toolkit : NULL;
 }
 
 /* The target of `.target sm_90a, debug` -> "sm_90a" (at most n - 1 chars). */

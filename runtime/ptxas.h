@@ -1,6 +1,6 @@
 /*
- * PTX -> cubin with an external ptxas (TILEC_PTXAS names it), instead of
- * the driver's JIT. The two can differ for the same CUDA version: the
+ * PTX -> cubin with an external ptxas, where there is one, instead of the
+ * driver's JIT. The two can differ for the same CUDA version: the
  * driver's JIT (580.159, CUDA 13.0) spills the wgmma consumers of a
  * warp-specialized kernel into local memory where the toolkit's ptxas 13.0,
  * which allocates registers per setmaxnreg region, does not
@@ -15,7 +15,9 @@
 #include "ir/ir.h"
 #include "tilec.h"
 
-/* The ptxas named by TILEC_PTXAS, or NULL (use the driver's JIT). */
+/* The ptxas to use: TILEC_PTXAS (a path; "off" or "0": none), else the
+ * toolkit's /usr/local/cuda/bin/ptxas where it is installed; NULL: the
+ * driver's JIT. */
 const char *ptxas_path(void);
 
 /* Runs `ptxas -arch=sm_<cc> -O3` on ptx in a private temporary directory,
