@@ -63,6 +63,14 @@ START_TEST(compiles_and_fails_cleanly)
     ck_assert_mem_eq(cubin, "\x7f" "ELF", 4);
     free(cubin);
 
+    /* sm_80 PTX on an sm_90 device: built for sm_90 (an sm_80 cubin would not load there) */
+    char old[sizeof good];
+    memcpy(old, good, sizeof good);
+    memcpy(strstr(old, "sm_90a"), "sm_80 ", 6);
+    ck_assert_int_eq(ptxas_compile(ptxas, old, strlen(old), 9, 0, &cubin, &len, &log), TILEC_SUCCESS);
+    ck_assert_mem_eq(cubin, "\x7f" "ELF", 4);
+    free(cubin);
+
     /* an sm_90a kernel cannot be built for an sm_80 device: ptxas says why */
     ck_assert_int_eq(ptxas_compile(ptxas, good, strlen(good), 8, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
     ck_assert_ptr_null(cubin);
