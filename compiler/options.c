@@ -18,6 +18,7 @@ void tc_options_default(TcOptions *o)
     o->line_info = 1;
     o->prefetch = 0; /* measured no faster on the H200 (bench/NOTES.md v1) */
     o->wgmma = 1;
+    o->wgmma_swapped = 1;
 }
 
 const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a"; }
@@ -131,6 +132,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-hoist");
     if (o->wgmma_overlap)
         sb_puts(out, " -fwgmma-overlap");
-    if (o->wgmma_swapped)
-        sb_puts(out, " -fwgmma-swapped");
+    if (!o->wgmma_swapped)
+        sb_puts(out, " -fno-wgmma-swapped");
 }
