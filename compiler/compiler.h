@@ -21,6 +21,9 @@ typedef struct {
     int wgmma_overlap;         /* experimental (-fwgmma-overlap, default off): one stage of wgmmas in flight */
     int wgmma_hoist;           /* experimental (-fwgmma-hoist, default off): producer address terms
                                 * hoisted, unchecked 4-byte copies for misaligned inside tiles */
+    int wgmma_unaligned;       /* experimental (-fwgmma-unaligned, default off): the swapped product copies
+                                * tiles inside the matrix but not 16-byte aligned without per-element
+                                * checks (2.5x on 8191x8193x8190, ~8% slower on aligned shapes) */
     int wgmma_swapped;         /* experimental (-fwgmma-swapped, default off): the swapped product,
                                 * rows copied in bulk (lower_wgmma.c) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */

@@ -156,6 +156,7 @@ typedef struct {
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
     int overlap;          /* -fwgmma-overlap: a stage's wgmmas still run while the next is issued */
     int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
+    int unaligned;        /* -fwgmma-unaligned: unchecked 4-byte copies of misaligned tiles inside */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
     /* swapped, overlap: the previous stage's register operands, kept live
@@ -1041,6 +1042,49 @@ static ACopy a_copy_terms(Pipe *P, const Access *xa, LLVMValueRef lt)
     return a;
 }
 
+/* -fwgmma-unaligned: a B tile inside the matrix but not 16-byte aligned
+ * (odd row strides) is copied element e = lt + 128i at a time in unchecked
+ * 4-byte pieces (a warp reads 32 consecutive columns), then on to `join`;
+ * the builder continues where the checked element path starts. */
+static void b_unaligned(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef lt, LLVMValueRef bbase,
+                        LLVMBasicBlockRef join)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef inb = LLVMBuildAnd(b, LLVMBuildAnd(b, xb->nonempty, LLVMBuildICmp(b, LLVMIntEQ, xb->s1, c64(L, 1), ""), ""),
+                                    LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
+    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSGE, xb->i1, c64(L, 0), ""), "");
+    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xb->i1, c64(L, P->bn), ""), xb->d1, ""), "");
+    LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.inside");
+    LLVMBasicBlockRef cbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.checked");
+    LLVMBuildCondBr(b, inb, ibb, cbb);
+    LLVMPositionBuilderAtEnd(b, ibb);
+    {
+        uint32_t shift = 0;
+        while ((1u << shift) < P->bn)
+            shift++;
+        Loop li = loop_open(L, "b.elem");
+        loop_test(L, &li, c32(L, P->bn / 16));
+        for (uint32_t u = 0; u < 4; u++) {
+            LLVMValueRef e = LLVMBuildAdd(b, lt, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildShl(b, li.i, c32(L, 2), ""),
+                                                                              c32(L, u), ""), c32(L, WARPGROUP), ""), "");
+            LLVMValueRef r = LLVMBuildLShr(b, e, c32(L, shift), ""), c = LLVMBuildAnd(b, e, c32(L, P->bn - 1), "");
+            LLVMValueRef grow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, grow, xb->s0, ""),
+                                            LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, c, L->t_i64, ""), ""), "");
+            LLVMValueRef src = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
+            LLVMValueRef d = LLVMBuildAdd(b, LLVMBuildAdd(b, bbase, LLVMBuildMul(b, r, c32(L, raw_b_row_bytes(P->bn)), ""), ""),
+                                          LLVMBuildShl(b, c, c32(L, 2), ""), "");
+            LLVMValueRef x[2] = {d, LLVMBuildPtrToInt(b, src, L->t_i64, "")};
+            lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
+        }
+        loop_close(L, &li);
+    }
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, cbb);
+}
+
 /* Step t's copies, by producer thread lt: its A chunks with cp.async into
  * the stage's A operand, already under the 128-byte swizzle (16 bytes where
  * the tile is 16-byte aligned and the row inside, else element by element);
@@ -1085,9 +1129,12 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     /* else row by row, in a loop (the producers' registers are few); a row
      * inside the matrix whose columns are too, but not 16-byte aligned (odd
      * row strides), in unchecked 4-byte pieces */
-    LLVMValueRef acols = LLVMBuildAnd(b, LLVMBuildAnd(b, xa->nonempty, LLVMBuildICmp(b, LLVMIntEQ, xa->s1, c64(L, 1), ""), ""),
-                                      LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
-    acols = LLVMBuildAnd(b, acols, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xa->d1, ""), "");
+    LLVMValueRef acols = NULL;
+    if (P->unaligned) {
+        acols = LLVMBuildAnd(b, LLVMBuildAnd(b, xa->nonempty, LLVMBuildICmp(b, LLVMIntEQ, xa->s1, c64(L, 1), ""), ""),
+                             LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+        acols = LLVMBuildAnd(b, acols, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xa->d1, ""), "");
+    }
     Loop lq = loop_open(L, "a.copy");
     LLVMValueRef q = lq.i;
     loop_test(L, &lq, c32(L, P->bm / 16));
@@ -1098,27 +1145,33 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
         LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.fast");
         LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.edge");
         LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.done");
-        LLVMValueRef dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
+        LLVMValueRef dq = NULL;
+        if (P->unaligned)
+            dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
         LLVMBuildCondBr(b, fast, fbb, ebb);
         LLVMPositionBuilderAtEnd(b, fbb);
+        if (!P->unaligned)
+            dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
         LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, pa, &dq, 1, "");
         LLVMValueRef a[2] = {dst, LLVMBuildPtrToInt(b, p, L->t_i64, "")};
         lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
         LLVMBuildBr(b, join);
         LLVMPositionBuilderAtEnd(b, ebb);
-        LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.inside");
-        LLVMBasicBlockRef cbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.checked");
-        LLVMBuildCondBr(b, LLVMBuildAnd(b, acols, lw_in_range(L, row, xa->d0), ""), ibb, cbb);
-        LLVMPositionBuilderAtEnd(b, ibb);
-        LLVMValueRef pi = LLVMBuildGEP2(b, L->t_f32, pa, &dq, 1, "");
-        for (uint32_t e = 0; e < 4; e++) {
-            LLVMValueRef ce = c64(L, e);
-            LLVMValueRef pe = LLVMBuildGEP2(b, L->t_f32, pi, &ce, 1, "");
-            LLVMValueRef x[2] = {LLVMBuildAdd(b, dst, c32(L, 4 * e), ""), LLVMBuildPtrToInt(b, pe, L->t_i64, "")};
-            lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
+        if (P->unaligned) {
+            LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.inside");
+            LLVMBasicBlockRef cbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.checked");
+            LLVMBuildCondBr(b, LLVMBuildAnd(b, acols, lw_in_range(L, row, xa->d0), ""), ibb, cbb);
+            LLVMPositionBuilderAtEnd(b, ibb);
+            LLVMValueRef pi = LLVMBuildGEP2(b, L->t_f32, pa, &dq, 1, "");
+            for (uint32_t e = 0; e < 4; e++) {
+                LLVMValueRef ce = c64(L, e);
+                LLVMValueRef pe = LLVMBuildGEP2(b, L->t_f32, pi, &ce, 1, "");
+                LLVMValueRef x[2] = {LLVMBuildAdd(b, dst, c32(L, 4 * e), ""), LLVMBuildPtrToInt(b, pe, L->t_i64, "")};
+                lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
+            }
+            LLVMBuildBr(b, join);
+            LLVMPositionBuilderAtEnd(b, cbb);
         }
-        LLVMBuildBr(b, join);
-        LLVMPositionBuilderAtEnd(b, cbb);
         copy_elems(L, xa, row, LLVMBuildAdd(b, k, ac->col0, ""), 4, dst);
         LLVMBuildBr(b, join);
         LLVMPositionBuilderAtEnd(b, join);
@@ -1162,41 +1215,8 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     if_close(L, one);
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, ebb);
-    /* the tile inside the matrix but not 16-byte aligned (odd row strides):
-     * element e = lt + 128i of the tile in unchecked 4-byte pieces (a warp
-     * reads 32 consecutive columns) */
-    LLVMValueRef inb = LLVMBuildAnd(b, LLVMBuildAnd(b, xb->nonempty, LLVMBuildICmp(b, LLVMIntEQ, xb->s1, c64(L, 1), ""), ""),
-                                    LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
-    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
-    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSGE, xb->i1, c64(L, 0), ""), "");
-    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xb->i1, c64(L, P->bn), ""), xb->d1, ""), "");
-    LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.inside");
-    LLVMBasicBlockRef cbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.checked");
-    LLVMBuildCondBr(b, inb, ibb, cbb);
-    LLVMPositionBuilderAtEnd(b, ibb);
-    {
-        uint32_t shift = 0;
-        while ((1u << shift) < P->bn)
-            shift++;
-        Loop li = loop_open(L, "b.elem");
-        loop_test(L, &li, c32(L, P->bn / 16));
-        for (uint32_t u = 0; u < 4; u++) {
-            LLVMValueRef e = LLVMBuildAdd(b, lt, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildShl(b, li.i, c32(L, 2), ""),
-                                                                              c32(L, u), ""), c32(L, WARPGROUP), ""), "");
-            LLVMValueRef r = LLVMBuildLShr(b, e, c32(L, shift), ""), c = LLVMBuildAnd(b, e, c32(L, P->bn - 1), "");
-            LLVMValueRef grow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
-            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, grow, xb->s0, ""),
-                                            LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, c, L->t_i64, ""), ""), "");
-            LLVMValueRef src = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
-            LLVMValueRef d = LLVMBuildAdd(b, LLVMBuildAdd(b, bbase, LLVMBuildMul(b, r, c32(L, raw_b_row_bytes(P->bn)), ""), ""),
-                                          LLVMBuildShl(b, c, c32(L, 2), ""), "");
-            LLVMValueRef x[2] = {d, LLVMBuildPtrToInt(b, src, L->t_i64, "")};
-            lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
-        }
-        loop_close(L, &li);
-    }
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, cbb);
+    if (P->unaligned)
+        b_unaligned(P, xb, k, lt, bbase, join);
     uint32_t quarter = P->bn / 4;
     LLVMValueRef kb = LLVMBuildLShr(b, lt, c32(L, 2), ""), qb = LLVMBuildAnd(b, lt, c32(L, 3), "");
     LLVMValueRef brow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, kb, L->t_i64, ""), "");
@@ -1413,6 +1433,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.hoist = L->o->wgmma_hoist;
     P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, P.producers);
     P.swapped = L->o->wgmma_swapped;
+    P.unaligned = L->o->wgmma_unaligned;
     if (P.swapped) {
         P.producers = swp_producers(P.bm, P.prec, P.stages);
         P.lag = wgmma_lag(P.stages, P.producers);

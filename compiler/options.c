@@ -36,6 +36,7 @@ static const struct {
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
     {"wgmma-overlap", offsetof(TcOptions, wgmma_overlap)},
     {"wgmma-swapped", offsetof(TcOptions, wgmma_swapped)},
+    {"wgmma-unaligned", offsetof(TcOptions, wgmma_unaligned)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -134,4 +135,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-overlap");
     if (!o->wgmma_swapped)
         sb_puts(out, " -fno-wgmma-swapped");
+    if (o->wgmma_unaligned)
+        sb_puts(out, " -fwgmma-unaligned");
 }
