@@ -18,7 +18,6 @@ typedef struct {
     int line_info;             /* .loc lines in the PTX (default on) */
     int prefetch;              /* pass_prefetch (default off; -fprefetch) */
     int wgmma;                 /* sm_90a: pass_wgmma pipelines GEMM loops (default on; -fno-wgmma) */
-    int wgmma_overlap;         /* experimental (-fwgmma-overlap, default off): one stage of wgmmas in flight */
     int wgmma_hoist;           /* experimental (-fwgmma-hoist, default off): producer address terms
                                 * hoisted, unchecked 4-byte copies for misaligned inside tiles */
     int wgmma_unaligned;       /* experimental (-fwgmma-unaligned, default off): the swapped product copies
@@ -81,7 +80,6 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d);
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 uint32_t wgmma_lag(uint32_t stages, uint32_t producers);
 uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages);
-int wgmma_overlap_ok(uint32_t stages, uint32_t producers);
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);

@@ -46,13 +46,14 @@
  * cap at entry (.maxnreg) and setmaxnreg give the consumers what the
  * producers do not need.
  *
- * Two experiments, off by default until measured (bench/NOTES.md):
+ * An experiment, off by default until measured (bench/NOTES.md):
  * -fwgmma-hoist computes each producer thread's address terms once, before
  * its loop (the default recomputes 64-bit row * stride products every step,
  * most of the producer's instructions), and copies tiles that are inside the
- * matrix but not 16-byte aligned in unchecked 4-byte pieces;
- * -fwgmma-overlap lets a stage's wgmmas run on while the consumers prepare
- * the next (wait_group 1), releasing each stage a step later.
+ * matrix but not 16-byte aligned in unchecked 4-byte pieces.
+ *
+ * This pipeline runs with -fno-wgmma-swapped; the swapped product below is
+ * the default (bench/NOTES.md v6: 1.4x at 128x256).
  */
 #include "compiler/lower.h"
 
@@ -154,16 +155,10 @@ typedef struct {
     LLVMValueRef nsteps;  /* i32 */
     LLVMValueRef lo;      /* i64: k of step 0 */
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
-    int overlap;          /* -fwgmma-overlap: a stage's wgmmas still run while the next is issued */
     int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
     int unaligned;        /* -fwgmma-unaligned: unchecked 4-byte copies of misaligned tiles inside */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
-    /* swapped, overlap: the previous stage's register operands, kept live
-     * through this stage's asm (the wgmmas may still read them), and this
-     * stage's, for the next */
-    LLVMValueRef held[64], held_next[64];
-    uint32_t nheld;
 } Pipe;
 
 /* A producer thread's address terms that no K step changes (-fwgmma-hoist),
@@ -812,8 +807,7 @@ static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk
                       from_zero && d == 0 ? "P0" : "P1");
             sb_puts(&c, ",r,r,r,r,l");
         }
-    /* overlap: wait only for the previous stage's group; this one stays in flight */
-    sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->overlap ? 1 : 0);
+    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
     sb_puts(&c, ",r");
     in[nin - 1] = c32(L, 1);
     if (t.oom || c.oom)
@@ -867,24 +861,6 @@ static void mma_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef
             acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
 }
 
-/* After an overlapped loop: wait for the last stage's wgmmas (the
- * accumulators pass through the asm, so nothing reads them earlier) and
- * release its stage, so that every barrier phase completes. */
-static void drain(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
-{
-    Lower *L = P->L;
-    LLVMBuilderRef b = L->b;
-    acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
-    LLVMBasicBlockRef rel = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.release.last");
-    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.drained");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""), rel, done);
-    LLVMPositionBuilderAtEnd(b, rel);
-    LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), c32(L, P->stages), "");
-    bar_arrive(L, bar_addr(L, P->empty32, last));
-    LLVMBuildBr(b, done);
-    LLVMPositionBuilderAtEnd(b, done);
-}
-
 static void swp_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc);
 
 static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
@@ -902,13 +878,6 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         phis[r] = LLVMBuildPhi(b, L->t_f32, "");
         LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
     }
-    LLVMValueRef held_phis[64];
-    for (uint32_t h = 0; h < P->nheld; h++) {
-        LLVMValueRef zero = c32(L, 0);
-        held_phis[h] = LLVMBuildPhi(b, L->t_i32, "");
-        LLVMAddIncoming(held_phis[h], &zero, &lp.pre, 1);
-        P->held[h] = held_phis[h];
-    }
     loop_test(L, &lp, P->nsteps);
     LLVMValueRef s = LLVMBuildURem(b, it, c32(L, P->stages), "");
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, it, c32(L, P->stages), ""), c32(L, 1), "");
@@ -925,27 +894,12 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         swp_stage(P, soff, cur, nacc);
     else
         mma_stage(P, soff, db, cur, nacc);
-    if (P->overlap) { /* the previous step's wgmmas are done: release its stage */
-        LLVMBasicBlockRef rel = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.release");
-        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.next");
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, it, c32(L, 0), ""), rel, go);
-        LLVMPositionBuilderAtEnd(b, rel);
-        LLVMValueRef prev = LLVMBuildURem(b, LLVMBuildAdd(b, it, c32(L, P->stages - 1), ""), c32(L, P->stages), "");
-        bar_arrive(L, bar_addr(L, P->empty32, prev));
-        LLVMBuildBr(b, go);
-        LLVMPositionBuilderAtEnd(b, go);
-    } else {
-        bar_arrive(L, bar_addr(L, P->empty32, s));
-    }
+    bar_arrive(L, bar_addr(L, P->empty32, s));
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
-    for (uint32_t h = 0; h < P->nheld; h++)
-        LLVMAddIncoming(held_phis[h], &P->held_next[h], &latch, 1);
     loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
-    if (P->overlap)
-        drain(P, acc, nacc);
 }
 
 /* ---- the swapped product (-fwgmma-swapped) ----
@@ -1310,7 +1264,7 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
                           LLVMValueRef *acc, uint32_t nacc, int from_zero)
 {
     Lower *L = P->L;
-    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs * P->blocks, nin = 5 * nmma + 1 + P->nheld;
+    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs * P->blocks, nin = 5 * nmma + 1;
     uint32_t per = P->bm / 2;
     LLVMValueRef *in = lw_regs(L, nin);
     if (!in)
@@ -1339,18 +1293,9 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
                           zero ? "P0" : "P1");
                 sb_puts(&c, ",r,r,r,r,l");
             }
-    sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->overlap ? 1 : 0);
+    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
     sb_puts(&c, ",r");
     in[5 * nmma] = c32(L, 1);
-    for (uint32_t h = 0; h < P->nheld; h++) { /* unused by the template: only kept live */
-        sb_puts(&c, ",r");
-        in[5 * nmma + 1 + h] = P->held[h];
-    }
-    if (P->nheld) /* this group's operands are the next one's to keep */
-        for (uint32_t r = 0, h = 0; r < P->blocks; r++)
-            for (uint32_t j = 0; j < nk; j++)
-                for (uint32_t e = 0; e < 4; e++)
-                    P->held_next[h++] = f[0][r][j][e];
     if (t.oom || c.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     else
@@ -1431,7 +1376,6 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.lag = wgmma_lag(P.stages, P.producers);
     P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
     P.hoist = L->o->wgmma_hoist;
-    P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, P.producers);
     P.swapped = L->o->wgmma_swapped;
     P.unaligned = L->o->wgmma_unaligned;
     if (P.swapped) {
@@ -1440,10 +1384,6 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
         P.hoist = 0;
-        P.overlap = L->o->wgmma_overlap && P.copies == 1 && wgmma_overlap_ok(P.stages, P.producers);
-        P.nheld = P.overlap ? 16 * P.blocks : 0;
-    } else {
-        P.overlap = 0; /* its register operands are not kept live past their asm (measured wrong) */
     }
 
     /* the step count; k itself is never read from the IR inside the loop */

@@ -34,7 +34,6 @@ static const struct {
     {"prefetch", offsetof(TcOptions, prefetch)},
     {"wgmma", offsetof(TcOptions, wgmma)},
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
-    {"wgmma-overlap", offsetof(TcOptions, wgmma_overlap)},
     {"wgmma-swapped", offsetof(TcOptions, wgmma_swapped)},
     {"wgmma-unaligned", offsetof(TcOptions, wgmma_unaligned)},
 };
@@ -131,8 +130,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_printf(out, " --stages=%d", o->stages);
     if (o->wgmma_hoist)
         sb_puts(out, " -fwgmma-hoist");
-    if (o->wgmma_overlap)
-        sb_puts(out, " -fwgmma-overlap");
     if (!o->wgmma_swapped)
         sb_puts(out, " -fno-wgmma-swapped");
     if (o->wgmma_unaligned)

@@ -54,13 +54,6 @@ uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages)
     return bn <= 128 && p != PREC_3XTF32 && stages >= 3 ? 2 : 1;
 }
 
-/* -fwgmma-overlap keeps one stage of wgmmas in flight, so the consumers
- * release each stage a step later: it needs a stage more than the lag. */
-int wgmma_overlap_ok(uint32_t stages, uint32_t producers)
-{
-    return producers * wgmma_lag(stages, producers) < stages - 1;
-}
-
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
 {
     uint32_t np = wgmma_producers(bn, p, stages), raw = np * (wgmma_lag(stages, np) + 1) * bn * 128u;

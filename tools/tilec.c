@@ -35,8 +35,6 @@ static const char usage[] =
     "                       address terms computed once, outside the K loop, and\n"
     "                       unchecked 4-byte copies for tiles inside the matrix\n"
     "                       whose rows are not 16-byte aligned\n"
-    "  -fwgmma-overlap      experimental, not yet measured: consumers keep one\n"
-    "                       stage of wgmmas in flight (tf32 modes, stages to spare)\n"
     "  -fno-wgmma-swapped   sm_90a: the older pipeline (B transposed by the\n"
     "                       producers) instead of the swapped product\n"
     "  -fwgmma-unaligned    experimental: tiles inside the matrix whose rows are\n"

@@ -109,15 +109,17 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
         abort();
     o.opt_level = (h >> 4) % 4 == 0 ? 0 : 3;
     o.line_info = (h >> 6) & 1;
-    o.wgmma_hoist = (h >> 7) & 1;   /* the experimental pipeline options too */
-    o.wgmma_overlap = (h >> 8) & 1;
+    o.wgmma_swapped = !((h >> 7) & 1); /* both pipelines, and the experimental options */
+    o.wgmma_hoist = (h >> 8) & 1;
+    o.wgmma_unaligned = (h >> 9) & 1;
     TcResult r;
     int rc = tc_compile("fuzz.tir", src, len, &o, &r, &log);
     const char *text = log.data ? log.data : "";
     if (strstr(text, "internal error") || strstr(text, "tilec bug")) {
-        fprintf(stderr, "fuzz_compile: internal error with %s %s -O%d%s%s%s:\n%s", tc_arch_name(o.arch),
+        fprintf(stderr, "fuzz_compile: internal error with %s %s -O%d%s%s%s%s:\n%s", tc_arch_name(o.arch),
                 precisions[(h >> 1) % 5], o.opt_level, o.line_info ? "" : " -g0",
-                o.wgmma_hoist ? " -fwgmma-hoist" : "", o.wgmma_overlap ? " -fwgmma-overlap" : "", text);
+                o.wgmma_swapped ? "" : " -fno-wgmma-swapped", o.wgmma_hoist ? " -fwgmma-hoist" : "",
+                o.wgmma_unaligned ? " -fwgmma-unaligned" : "", text);
         abort();
     }
     if (rc == 0) {
