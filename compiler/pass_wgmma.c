@@ -14,14 +14,16 @@
  * everything before it computes scalars, views or constant tiles (the
  * producer warps run it too, outside the tile layouts, and exit after the
  * loop), init is a constant tile; the views and the non-k indices are
- * defined outside the loop; the dot has no {accumulate = rn}; BM = 16 x the kernel's warps (4 or 8: one or
- * two consumer warpgroups of m64 wgmma rows), BN a power of two from 64 to
- * 256, padding 0; at least two stages fit in shared memory (the B
- * operand three times for 3xtf32: big, small and the masked big), with
- * producers * lag < stages. pass_precision leaves marked dots alone: the
- * pipeline rounds or splits each element once, as it moves it to shared
- * memory (B) or into registers (A). Everything else is left for the
- * generic lowering.
+ * defined outside the loop; the dot has no {accumulate = rn}; padding 0;
+ * warps(4) or warps(8) (one or two consumer warpgroups). The swapped
+ * product (the default): BM 64..256 (wgmma's N), BN a multiple of 64 per
+ * consumer warpgroup up to 256, the accumulators within 128 registers (64
+ * for 3xtf32), at least two stages in shared memory (the A operand three
+ * times for 3xtf32). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
+ * B operand three times for 3xtf32, producers * lag < stages.
+ * pass_precision leaves marked dots alone: the pipeline rounds or splits
+ * each element once, as it moves it through shared memory or registers.
+ * Everything else is left for the generic lowering.
  */
 #include "compiler/compiler.h"
 
