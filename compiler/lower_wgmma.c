@@ -769,53 +769,75 @@ static void acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRe
     sb_free(&c);
 }
 
-/* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
-static const uint32_t pairs3[3][2] = {{1, 2}, {2, 1}, {0, 0}};
+/* One wgmma of a group: its register operand (4 x i32), its shared-memory
+ * operand's descriptor, the accumulators it updates (acc[acc0 ..]), and
+ * whether it ignores their values (starts from zero). */
+typedef struct {
+    LLVMValueRef a[4], desc;
+    uint32_t acc0;
+    int from_zero;
+} Wgmma;
 
-/* wgmmas for k8 steps j0 .. j0+nk-1 of one stage on acc (nacc registers):
- * A from registers (a[copy][j][4], i32), B by descriptor (db: B copy 0 of
- * the stage), in one asm statement that also waits for them, so that
- * nothing touches the accumulators while they are in flight. from_zero:
- * the first wgmma ignores acc. */
-static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk, LLVMValueRef db, LLVMValueRef *acc,
-                      uint32_t nacc, int from_zero)
+/* n wgmmas m64 x wn x k8 (tf32), each on per accumulators, in one asm
+ * statement on acc (nacc registers) that also waits for them, so that
+ * nothing touches the accumulators while they are in flight. */
+static void wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
+                        uint32_t nacc)
 {
     Lower *L = P->L;
-    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs, nin = 5 * nmma + 1;
+    uint32_t nin = 5 * n + 1;
     LLVMValueRef *in = lw_regs(L, nin);
     if (!in)
         return;
     StrBuf t, c;
     sb_init(&t);
     sb_init(&c);
-    uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * nmma; /* operand numbers */
+    uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * n; /* operand numbers */
     sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
               "\twgmma.fence.sync.aligned;\n", flag, flag);
-    uint32_t d = 0;
-    for (uint32_t j = j0; j < j0 + nk; j++)
-        for (uint32_t p = 0; p < npairs; p++, d++) {
-            uint32_t ca = npairs == 3 ? pairs3[p][0] : 0, cb = npairs == 3 ? pairs3[p][1] : 0;
-            for (uint32_t e = 0; e < 4; e++)
-                in[5 * d + e] = a[ca][j][e];
-            int64_t addb = ((int64_t)cb * P->bn * ROW_BYTES + j * 32) >> 4;
-            in[5 * d + 4] = LLVMBuildAdd(L->b, db, c64(L, addb), "");
-            sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", P->bn);
-            for (uint32_t r = 0; r < nacc; r++)
-                sb_printf(&t, "%s$%u", r ? ", " : "", r);
-            uint32_t o = first_in + 5 * d;
-            sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
-                      from_zero && d == 0 ? "P0" : "P1");
-            sb_puts(&c, ",r,r,r,r,l");
-        }
+    for (uint32_t d = 0; d < n; d++) {
+        memcpy(&in[5 * d], w[d].a, sizeof w[d].a);
+        in[5 * d + 4] = w[d].desc;
+        sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", wn);
+        for (uint32_t x = 0; x < per; x++)
+            sb_printf(&t, "%s$%u", x ? ", " : "", w[d].acc0 + x);
+        uint32_t o = first_in + 5 * d;
+        sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
+                  w[d].from_zero ? "P0" : "P1");
+        sb_puts(&c, ",r,r,r,r,l");
+    }
     sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
     sb_puts(&c, ",r");
-    in[nin - 1] = c32(L, 1);
+    in[5 * n] = c32(L, 1);
     if (t.oom || c.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     else
         acc_asm(L, t.data, c.data, acc, nacc, in, nin);
     sb_free(&t);
     sb_free(&c);
+}
+
+/* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
+static const uint32_t pairs3[3][2] = {{1, 2}, {2, 1}, {0, 0}};
+
+/* The wgmmas of k8 steps j0 .. j0+nk-1 of one stage: A from registers
+ * (a[copy][j][4], i32), B by descriptor (db: B copy 0 of the stage), all on
+ * acc. from_zero: the first ignores acc. */
+static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk, LLVMValueRef db, LLVMValueRef *acc,
+                      uint32_t nacc, int from_zero)
+{
+    uint32_t npairs = P->copies == 3 ? 3 : 1, d = 0;
+    Wgmma w[12];
+    for (uint32_t j = j0; j < j0 + nk; j++)
+        for (uint32_t p = 0; p < npairs; p++, d++) {
+            uint32_t ca = npairs == 3 ? pairs3[p][0] : 0, cb = npairs == 3 ? pairs3[p][1] : 0;
+            memcpy(w[d].a, a[ca][j], sizeof w[d].a);
+            int64_t addb = ((int64_t)cb * P->bn * ROW_BYTES + j * 32) >> 4;
+            w[d].desc = LLVMBuildAdd(P->L->b, db, c64(P->L, addb), "");
+            w[d].acc0 = 0;
+            w[d].from_zero = from_zero && d == 0;
+        }
+    wgmma_group(P, w, d, P->bn, nacc, acc, nacc);
 }
 
 /* One stage: the A fragments from the raw A tile (rounded or split here,
@@ -1255,53 +1277,26 @@ static void swp_producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBuildRetVoid(b);
 }
 
-/* wgmmas for k8 steps j0 .. j0+nk-1 of one stage, every block: block r's
- * accumulators are acc[r * BM/2 ..], its register operand f[copy][r][j][4]
- * (i32), A by descriptor (da: A copy 0 of the stage). One asm statement that
- * also waits (as mma_group). from_zero: each block's first wgmma ignores
- * its accumulators. */
+/* The wgmmas of k8 steps j0 .. j0+nk-1 of one stage, every block: block
+ * r's accumulators are acc[r * BM/2 ..], its register operand
+ * f[copy][r][j - j0][4] (i32), A by descriptor (da: A copy 0 of the stage).
+ * from_zero: each block's first wgmma ignores its accumulators. */
 static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, LLVMValueRef da,
                           LLVMValueRef *acc, uint32_t nacc, int from_zero)
 {
-    Lower *L = P->L;
-    uint32_t npairs = P->copies == 3 ? 3 : 1, nmma = nk * npairs * P->blocks, nin = 5 * nmma + 1;
-    uint32_t per = P->bm / 2;
-    LLVMValueRef *in = lw_regs(L, nin);
-    if (!in)
-        return;
-    StrBuf t, c;
-    sb_init(&t);
-    sb_init(&c);
-    uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * nmma; /* operand numbers */
-    sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
-              "\twgmma.fence.sync.aligned;\n", flag, flag);
-    uint32_t d = 0;
+    uint32_t npairs = P->copies == 3 ? 3 : 1, per = P->bm / 2, d = 0;
+    Wgmma w[4 * 3 * 4]; /* k8 steps x products x blocks */
     for (uint32_t j = j0; j < j0 + nk; j++)
         for (uint32_t p = 0; p < npairs; p++)
             for (uint32_t r = 0; r < P->blocks; r++, d++) {
                 uint32_t ca = npairs == 3 ? pairs3[p][0] : 0, cb = npairs == 3 ? pairs3[p][1] : 0;
-                for (uint32_t e = 0; e < 4; e++)
-                    in[5 * d + e] = f[cb][r][j - j0][e];
+                memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
                 int64_t adda = ((int64_t)ca * P->bm * ROW_BYTES + j * 32) >> 4;
-                in[5 * d + 4] = LLVMBuildAdd(L->b, da, c64(L, adda), "");
-                sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", P->bm);
-                for (uint32_t x = 0; x < per; x++)
-                    sb_printf(&t, "%s$%u", x ? ", " : "", r * per + x);
-                uint32_t o = first_in + 5 * d;
-                int zero = from_zero && j == j0 && p == 0;
-                sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
-                          zero ? "P0" : "P1");
-                sb_puts(&c, ",r,r,r,r,l");
+                w[d].desc = LLVMBuildAdd(P->L->b, da, c64(P->L, adda), "");
+                w[d].acc0 = r * per;
+                w[d].from_zero = from_zero && j == j0 && p == 0;
             }
-    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
-    sb_puts(&c, ",r");
-    in[5 * nmma] = c32(L, 1);
-    if (t.oom || c.oom)
-        lw_error(L, (TirLoc){0}, "out of memory while lowering");
-    else
-        acc_asm(L, t.data, c.data, acc, nacc, in, nin);
-    sb_free(&t);
-    sb_free(&c);
+    wgmma_group(P, w, d, P->bm, per, acc, nacc);
 }
 
 /* One stage of the swapped product: B fragments from the raw B tile,
