@@ -1,0 +1,106 @@
+/*
+ * Internals of the sm_90a GEMM pipelines that a loop marked by pass_wgmma
+ * lowers to: the driver and what both pipelines share (lower_wgmma.c), the
+ * swapped product, the default (lower_wgmma_swapped.c), and the older
+ * pipeline that transposes B in its producers (lower_wgmma_transposed.c,
+ * -fno-wgmma-swapped).
+ *
+ * Both run the same protocol over a ring of S shared-memory stages: P
+ * producer warpgroups, producer p's iteration u issuing the copies of step
+ * p + P*u (once stage step % S is empty) and finishing step p + P*(u - lag)
+ * (its data rounded into place, the stage released on full[stage]); the
+ * consumer warpgroups wait on full[], run their wgmmas and release the stage
+ * on empty[]. unit/test_passes models it (no deadlock for P * lag < S).
+ */
+#ifndef TILEC_LOWER_WGMMA_H
+#define TILEC_LOWER_WGMMA_H
+#include "compiler/lower.h"
+
+enum { WARPGROUP = 128, ROW_BYTES = 128, BK = 32 };
+
+/* One pipeline being lowered. */
+typedef struct {
+    Lower *L;
+    uint32_t bm, bn, stages, lag, copies, consumers, producers; /* producers: warpgroups */
+    TirPrecision prec;
+    uint32_t stage_bytes; /* raw A tile, then the B operand copies */
+    LLVMValueRef ring;    /* ptr addrspace(3), 1024-byte aligned (the swizzle's period) */
+    LLVMValueRef ring32;  /* its shared-window address, i32 */
+    LLVMValueRef raw_off, raw32; /* the raw B slots: offset from ring, address */
+    LLVMValueRef full32, empty32; /* the barrier arrays, i32 addresses */
+    LLVMValueRef nsteps;  /* i32 */
+    LLVMValueRef lo;      /* i64: k of step 0 */
+    int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
+    int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
+    int unaligned;        /* -fwgmma-unaligned: unchecked 4-byte copies of misaligned tiles inside */
+    uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
+    LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
+} Pipe;
+
+/* A counted loop: `i` runs from 0 while `i < n`; the caller adds its own phis
+ * at `head` (incoming from `pre`), emits the body, and loop_close()s. */
+typedef struct {
+    LLVMBasicBlockRef pre, head, body, exit;
+    LLVMValueRef i;
+} Loop;
+
+/* One wgmma of a group: its register operand (4 x i32), its shared-memory
+ * operand's descriptor, the accumulators it updates (acc[acc0 ..]), and
+ * whether it ignores their values (starts from zero). */
+typedef struct {
+    LLVMValueRef a[4], desc;
+    uint32_t acc0;
+    int from_zero;
+} Wgmma;
+
+static inline LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
+static inline LLVMValueRef c64(Lower *L, int64_t v) { return lw_const_i64(L, v); }
+static inline LLVMTypeRef void_t(Lower *L) { return LLVMVoidTypeInContext(L->ctx); }
+
+static const int SE = LW_ASM_SIDE_EFFECTS, SEC = LW_ASM_SIDE_EFFECTS | LW_ASM_CONVERGENT;
+
+/* lower_wgmma.c: mbarriers (inline PTX: LLVM 19 has no parity wait) */
+LLVMValueRef wg_bar_addr(Lower *L, LLVMValueRef arr32, LLVMValueRef stage);
+void wg_bar_arrive(Lower *L, LLVMValueRef addr);
+/* Spins until the phase of the given parity has completed. */
+void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity);
+/* A counted loop (Loop above). */
+Loop wg_loop_open(Lower *L, const char *name);
+void wg_loop_test(Lower *L, Loop *lp, LLVMValueRef n);
+void wg_loop_close(Lower *L, Loop *lp);
+/* The copies of element x the pipeline feeds the tensor cores (P->prec):
+ * out[0] = the rounded value (or x for tf32-trunc); 3xtf32: big, small and
+ * the masked big. */
+void wg_split(Pipe *P, LLVMValueRef x, LLVMValueRef out[3]);
+/* wg_split() for n <= 16 elements at once, out[c][i] = copy c of x[i]. */
+void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16]);
+/* Byte offset of 16-byte chunk `chunk` of 128-byte row `row` under the
+ * 128-byte swizzle: chunk ^ (row % 8). */
+LLVMValueRef wg_swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk);
+void wg_st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e);
+/* wgmma descriptor of a K-major, 128-byte swizzled operand at shared address a32 */
+LLVMValueRef wg_descriptor(Lower *L, LLVMValueRef a32);
+/* Inline PTX on the accumulators (operands 0..nacc-1, in place), then the
+ * inputs in[0..nin) with constraints in_cons (each with its leading comma). */
+void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *acc, uint32_t nacc,
+                const LLVMValueRef *in, uint32_t nin);
+/* n wgmmas m64 x wn x k8 (tf32), each on per accumulators, in one asm
+ * statement that also waits for them. */
+void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
+                    uint32_t nacc);
+/* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
+extern const uint32_t wg_pairs3[3][2];
+
+/* lower_wgmma_transposed.c (-fno-wgmma-swapped) */
+uint32_t transposed_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
+void transposed_producer(Pipe *P, const Access *xa, const Access *xb);
+/* One stage for the consumers: A fragments from the stage, B by descriptor db. */
+void transposed_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef *acc, uint32_t nacc);
+
+/* lower_wgmma_swapped.c (the default) */
+uint32_t swapped_producers(uint32_t bm, TirPrecision p, uint32_t stages);
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
+void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
+void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc);
+
+#endif

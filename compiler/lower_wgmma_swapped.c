@@ -1,0 +1,462 @@
+/*
+ * The swapped product, the default sm_90a GEMM pipeline (lower_wgmma.h).
+ *
+ * C = A B computed as C^T = B^T A^T: A (K-major as it lies in a row-major
+ * matrix) is wgmma's shared-memory operand, N = BM; B^T is the register
+ * operand, read straight from the raw B tile (a row-major B[K,N] gives any
+ * register layout for free), M = 64 columns of B per wgmma. Nothing is
+ * transposed. Per step the producers copy A with 16-byte cp.async straight
+ * into the 128-byte swizzle and each B row with one cp.async.bulk (32 per
+ * stage: bulk copies cost ~19 cycles each whatever their size, so A's
+ * 128-byte rows are not worth one each; bench/NOTES.md v6a), all completed
+ * on the stage's `landed` barrier (bytes by expect_tx, cp.async through
+ * cp.async.mbarrier.arrive.noinc); then they round (or split) A in place,
+ * fence it for the async proxy and release it on full[]. The consumers round
+ * B as they load their fragments; raw B rows are padded by 32 bytes so a
+ * warp's fragment reads hit 32 distinct banks. Tiles not wholly inside the
+ * matrix or not 16-byte aligned are copied element by element (src-size 0
+ * outside: zeros, nothing read); -fwgmma-unaligned copies those inside the
+ * matrix without per-element checks. The accumulators are C^T's MMA layout:
+ * C gets the transposed MMA layout (lower.h).
+ */
+
+#include "compiler/lower_wgmma.h"
+
+#include <string.h>
+
+/* The swapped product's producer warpgroups: two, each taking every other
+ * step, where the stages allow (P * lag < stages) and the registers: tf32
+ * modes (one copy of A to make), and wgmmas of N <= 128 (with 512 threads
+ * the program holds 128 registers at entry, and ptxas wants every
+ * instruction to fit in that: m64n256 needs 158). */
+uint32_t swapped_producers(uint32_t bm, TirPrecision p, uint32_t stages)
+{
+    return p != PREC_3XTF32 && stages >= 3 && bm <= 128 ? 2 : 1;
+}
+
+/* The swapped product's producers hold only a 16-element batch (three
+ * copies for 3xtf32) and addresses. */
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer)
+{
+    uint32_t nc = consumers / WARPGROUP, launch = consumers + producers * WARPGROUP;
+    /* two producer warpgroups beside two consumer ones: 128 registers at
+     * entry, the consumers need 192 */
+    uint32_t prod = copies == 3 ? 112 : producers == 2 && nc == 2 ? 64 : 96;
+    *consumer = 0;
+    if (launch <= 256)
+        return 0;
+    uint32_t c = ((nc + producers) * wgmma_entry_regs(launch) - producers * prod) / nc / 8 * 8;
+    *consumer = c > 240 ? 240 : c;
+    return prod;
+}
+
+enum { B_PAD = 32 }; /* bytes after each raw B row: 8 rows t..t+3 of a fragment read hit distinct banks */
+
+static uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
+
+/* Whether rows of x may be copied in bulk from column c0, n columns: unit
+ * column stride, 16-byte aligned base, row stride and c0, and the columns
+ * inside the matrix (the row is checked by the caller). */
+static LLVMValueRef bulk_ok(Lower *L, const Access *x, LLVMValueRef c0, uint32_t n)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef blo = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, x->base, L->t_i64, ""), c64(L, 15), "");
+    LLVMValueRef lo4 = LLVMBuildOr(b, LLVMBuildAnd(b, x->s0, c64(L, 3), ""), LLVMBuildAnd(b, c0, c64(L, 3), ""), "");
+    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildOr(b, blo, lo4, ""), c64(L, 0), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildAnd(b, x->nonempty, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), ""), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSGE, c0, c64(L, 0), ""), "");
+    return LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, c0, c64(L, n), ""), x->d1, ""), "");
+}
+
+/* Elements [c0, c0 + n) of row `row` of x to shared address dst (i32, 4
+ * bytes apart) with 4-byte cp.async, zero outside the matrix (src-size 0:
+ * nothing is read). A loop: edges and odd strides only. */
+static void copy_elems(Lower *L, const Access *x, LLVMValueRef row, LLVMValueRef c0, uint32_t n, LLVMValueRef dst)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), "");
+    LLVMValueRef roff = LLVMBuildMul(b, row, x->s0, "");
+    Loop lp = wg_loop_open(L, "cp.elem");
+    wg_loop_test(L, &lp, c32(L, n));
+    LLVMValueRef c = LLVMBuildAdd(b, c0, LLVMBuildZExt(b, lp.i, L->t_i64, ""), "");
+    LLVMValueRef ok = LLVMBuildAnd(b, rok, lw_in_range(L, c, x->d1), "");
+    LLVMValueRef eoff = LLVMBuildSelect(b, ok, LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), ""), c64(L, 0), "");
+    LLVMValueRef pe = LLVMBuildGEP2(b, L->t_f32, x->base, &eoff, 1, "");
+    LLVMValueRef e[3] = {LLVMBuildAdd(b, dst, LLVMBuildShl(b, lp.i, c32(L, 2), ""), ""),
+                         LLVMBuildPtrToInt(b, pe, L->t_i64, ""), LLVMBuildSelect(b, ok, c32(L, 4), c32(L, 0), "")};
+    lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4, $2;", "r,l,r,~{memory}", e, 3, SE);
+    wg_loop_close(L, &lp);
+}
+
+/* Opens `if (cond)`; returns the block to close it with if_close(). */
+static LLVMBasicBlockRef if_open(Lower *L, LLVMValueRef cond, const char *name)
+{
+    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+    LLVMBuildCondBr(L->b, cond, yes, done);
+    LLVMPositionBuilderAtEnd(L->b, yes);
+    return done;
+}
+
+static void if_close(Lower *L, LLVMBasicBlockRef done)
+{
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+}
+
+/* A producer thread's A copies, fixed for the loop: chunk lt % 8 of rows
+ * lt / 8 + 16q (a warp reads 4 rows, 512 contiguous bytes, per copy). */
+typedef struct {
+    LLVMValueRef p0;    /* &A[i0 + lt/8][4 * (lt%8)] (before k) */
+    LLVMValueRef step;  /* i64: 16 rows, in elements */
+    LLVMValueRef row0;  /* i64: i0 + lt/8 */
+    LLVMValueRef col0;  /* i64: 4 * (lt%8) */
+    LLVMValueRef dst0;  /* i32: row lt/8, chunk lt%8 swizzled, in a stage */
+} ACopy;
+
+static ACopy a_copy_terms(Pipe *P, const Access *xa, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    ACopy a;
+    LLVMValueRef r = LLVMBuildLShr(b, lt, c32(L, 3), ""), ch = LLVMBuildAnd(b, lt, c32(L, 7), "");
+    a.row0 = LLVMBuildAdd(b, xa->i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+    a.col0 = LLVMBuildZExt(b, LLVMBuildShl(b, ch, c32(L, 2), ""), L->t_i64, "");
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, a.row0, xa->s0, ""), a.col0, "");
+    a.p0 = LLVMBuildGEP2(b, L->t_f32, xa->base, &off, 1, "");
+    a.step = LLVMBuildShl(b, xa->s0, c64(L, 4), "");
+    a.dst0 = wg_swz(L, r, ch); /* (r + 16q) % 8 = r % 8: copy q adds 16 rows */
+    return a;
+}
+
+/* -fwgmma-unaligned: a B tile inside the matrix but not 16-byte aligned
+ * (odd row strides) is copied element e = lt + 128i at a time in unchecked
+ * 4-byte pieces (a warp reads 32 consecutive columns), then on to `join`;
+ * the builder continues where the checked element path starts. */
+static void b_unaligned(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef lt, LLVMValueRef bbase,
+                        LLVMBasicBlockRef join)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef inb = LLVMBuildAnd(b, LLVMBuildAnd(b, xb->nonempty, LLVMBuildICmp(b, LLVMIntEQ, xb->s1, c64(L, 1), ""), ""),
+                                    LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
+    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSGE, xb->i1, c64(L, 0), ""), "");
+    inb = LLVMBuildAnd(b, inb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xb->i1, c64(L, P->bn), ""), xb->d1, ""), "");
+    LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.inside");
+    LLVMBasicBlockRef cbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.checked");
+    LLVMBuildCondBr(b, inb, ibb, cbb);
+    LLVMPositionBuilderAtEnd(b, ibb);
+    {
+        uint32_t shift = 0;
+        while ((1u << shift) < P->bn)
+            shift++;
+        Loop li = wg_loop_open(L, "b.elem");
+        wg_loop_test(L, &li, c32(L, P->bn / 16));
+        for (uint32_t u = 0; u < 4; u++) {
+            LLVMValueRef e = LLVMBuildAdd(b, lt, LLVMBuildMul(b, LLVMBuildAdd(b, LLVMBuildShl(b, li.i, c32(L, 2), ""),
+                                                                              c32(L, u), ""), c32(L, WARPGROUP), ""), "");
+            LLVMValueRef r = LLVMBuildLShr(b, e, c32(L, shift), ""), c = LLVMBuildAnd(b, e, c32(L, P->bn - 1), "");
+            LLVMValueRef grow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, grow, xb->s0, ""),
+                                            LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, c, L->t_i64, ""), ""), "");
+            LLVMValueRef src = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
+            LLVMValueRef d = LLVMBuildAdd(b, LLVMBuildAdd(b, bbase, LLVMBuildMul(b, r, c32(L, raw_b_row_bytes(P->bn)), ""), ""),
+                                          LLVMBuildShl(b, c, c32(L, 2), ""), "");
+            LLVMValueRef x[2] = {d, LLVMBuildPtrToInt(b, src, L->t_i64, "")};
+            lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
+        }
+        wg_loop_close(L, &li);
+    }
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, cbb);
+}
+
+/* Step t's copies, by producer thread lt: its A chunks with cp.async into
+ * the stage's A operand, already under the 128-byte swizzle (16 bytes where
+ * the tile is 16-byte aligned and the row inside, else element by element);
+ * B row lt / 4 raw into the stage's B tile, in one bulk copy by its first
+ * thread, or a quarter each element by element. Every thread arrives on
+ * landed[stage] once, when its cp.async copies are done; the bulk copies
+ * complete their bytes there. */
+static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef t, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef s = LLVMBuildURem(b, t, c32(L, P->stages), "");
+    wg_bar_wait(L, wg_bar_addr(L, P->empty32, s), LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""),
+                                                                          c32(L, 1), ""), c32(L, 1), ""));
+    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
+    LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
+    LLVMValueRef bar = wg_bar_addr(L, P->landed32, s);
+
+    LLVMValueRef fa = bulk_ok(L, xa, k, BK), pa = LLVMBuildGEP2(b, L->t_f32, ac->p0, &k, 1, "");
+    LLVMValueRef adst = LLVMBuildAdd(b, stage, ac->dst0, "");
+    /* the whole tile inside and aligned (every step but the edges): 16-byte
+     * copies from a running pointer, nothing checked per row */
+    LLVMValueRef whole = LLVMBuildAnd(b, fa, LLVMBuildICmp(b, LLVMIntSGE, xa->i0, c64(L, 0), ""), "");
+    whole = LLVMBuildAnd(b, whole, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xa->i0, c64(L, P->bm), ""), xa->d0, ""), "");
+    LLVMBasicBlockRef wbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.whole");
+    LLVMBasicBlockRef rbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.rows");
+    LLVMBasicBlockRef adone = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.copied");
+    LLVMBuildCondBr(b, whole, wbb, rbb);
+    LLVMPositionBuilderAtEnd(b, wbb);
+    LLVMValueRef pw = pa;
+    for (uint32_t q = 0; q < P->bm / 16; q++) {
+        if (q)
+        {
+            LLVMValueRef st = ac->step;
+            pw = LLVMBuildGEP2(b, L->t_f32, pw, &st, 1, "");
+        }
+        LLVMValueRef a[2] = {LLVMBuildAdd(b, adst, c32(L, q * 16 * ROW_BYTES), ""), LLVMBuildPtrToInt(b, pw, L->t_i64, "")};
+        lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
+    }
+    LLVMBuildBr(b, adone);
+    LLVMPositionBuilderAtEnd(b, rbb);
+    /* else row by row, in a loop (the producers' registers are few); a row
+     * inside the matrix whose columns are too, but not 16-byte aligned (odd
+     * row strides), in unchecked 4-byte pieces */
+    LLVMValueRef acols = NULL;
+    if (P->unaligned) {
+        acols = LLVMBuildAnd(b, LLVMBuildAnd(b, xa->nonempty, LLVMBuildICmp(b, LLVMIntEQ, xa->s1, c64(L, 1), ""), ""),
+                             LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+        acols = LLVMBuildAnd(b, acols, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xa->d1, ""), "");
+    }
+    Loop lq = wg_loop_open(L, "a.copy");
+    LLVMValueRef q = lq.i;
+    wg_loop_test(L, &lq, c32(L, P->bm / 16));
+    {
+        LLVMValueRef row = LLVMBuildAdd(b, ac->row0, LLVMBuildShl(b, LLVMBuildZExt(b, q, L->t_i64, ""), c64(L, 4), ""), "");
+        LLVMValueRef dst = LLVMBuildAdd(b, adst, LLVMBuildMul(b, q, c32(L, 16 * ROW_BYTES), ""), "");
+        LLVMValueRef fast = LLVMBuildAnd(b, fa, lw_in_range(L, row, xa->d0), "");
+        LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.fast");
+        LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.edge");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.done");
+        LLVMValueRef dq = NULL;
+        if (P->unaligned)
+            dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
+        LLVMBuildCondBr(b, fast, fbb, ebb);
+        LLVMPositionBuilderAtEnd(b, fbb);
+        if (!P->unaligned)
+            dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
+        LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, pa, &dq, 1, "");
+        LLVMValueRef a[2] = {dst, LLVMBuildPtrToInt(b, p, L->t_i64, "")};
+        lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, ebb);
+        if (P->unaligned) {
+            LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.inside");
+            LLVMBasicBlockRef cbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.checked");
+            LLVMBuildCondBr(b, LLVMBuildAnd(b, acols, lw_in_range(L, row, xa->d0), ""), ibb, cbb);
+            LLVMPositionBuilderAtEnd(b, ibb);
+            LLVMValueRef pi = LLVMBuildGEP2(b, L->t_f32, pa, &dq, 1, "");
+            for (uint32_t e = 0; e < 4; e++) {
+                LLVMValueRef ce = c64(L, e);
+                LLVMValueRef pe = LLVMBuildGEP2(b, L->t_f32, pi, &ce, 1, "");
+                LLVMValueRef x[2] = {LLVMBuildAdd(b, dst, c32(L, 4 * e), ""), LLVMBuildPtrToInt(b, pe, L->t_i64, "")};
+                lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
+            }
+            LLVMBuildBr(b, join);
+            LLVMPositionBuilderAtEnd(b, cbb);
+        }
+        copy_elems(L, xa, row, LLVMBuildAdd(b, k, ac->col0, ""), 4, dst);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, join);
+    }
+    wg_loop_close(L, &lq);
+    LLVMBuildBr(b, adone);
+    LLVMPositionBuilderAtEnd(b, adone);
+
+    /* B: the whole tile inside and aligned: lane 0 of producer warp w copies
+     * rows 8w .. 8w+7, a bulk copy each (one elected thread: the bulk copy
+     * takes uniform operands); else a quarter of row lt / 4 per thread,
+     * element by element */
+    LLVMValueRef bbase = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, P->bn), LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+    fb = LLVMBuildAnd(b, fb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
+    LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.whole");
+    LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.edge");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
+    LLVMBuildCondBr(b, fb, fbb, ebb);
+    LLVMPositionBuilderAtEnd(b, fbb);
+    LLVMBasicBlockRef one = if_open(L, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lt, c32(L, 31), ""), c32(L, 0), ""),
+                                    "b.bulk");
+    LLVMValueRef w = LLVMBuildLShr(b, lt, c32(L, 5), "");
+    LLVMValueRef r0 = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, w, c32(L, 3), ""), L->t_i64, ""), "");
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r0, xb->s0, ""), xb->i1, "");
+    LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
+    LLVMValueRef d = LLVMBuildAdd(b, bbase, LLVMBuildMul(b, w, c32(L, 8 * raw_b_row_bytes(P->bn)), ""), "");
+    LLVMValueRef tx[2] = {bar, c32(L, 8 * P->bn * 4)};
+    lw_asm(L, void_t(L), "mbarrier.expect_tx.shared::cta.b64 [$0], $1;", "r,r,~{memory}", tx, 2, SE);
+    for (uint32_t r = 0; r < 8; r++) {
+        if (r)
+        {
+            LLVMValueRef st = xb->s0;
+            p = LLVMBuildGEP2(b, L->t_f32, p, &st, 1, "");
+        }
+        LLVMValueRef a[4] = {LLVMBuildAdd(b, d, c32(L, r * raw_b_row_bytes(P->bn)), ""),
+                             LLVMBuildPtrToInt(b, p, L->t_i64, ""), c32(L, P->bn * 4), bar};
+        lw_asm(L, void_t(L), "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];",
+               "r,l,r,r,~{memory}", a, 4, SE);
+    }
+    if_close(L, one);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, ebb);
+    if (P->unaligned)
+        b_unaligned(P, xb, k, lt, bbase, join);
+    uint32_t quarter = P->bn / 4;
+    LLVMValueRef kb = LLVMBuildLShr(b, lt, c32(L, 2), ""), qb = LLVMBuildAnd(b, lt, c32(L, 3), "");
+    LLVMValueRef brow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, kb, L->t_i64, ""), "");
+    LLVMValueRef qoff = LLVMBuildMul(b, qb, c32(L, quarter), "");
+    LLVMValueRef bdst = LLVMBuildAdd(b, bbase, LLVMBuildMul(b, kb, c32(L, raw_b_row_bytes(P->bn)), ""), "");
+    copy_elems(L, xb, brow, LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, qoff, L->t_i64, ""), ""), quarter,
+               LLVMBuildAdd(b, bdst, LLVMBuildShl(b, qoff, c32(L, 2), ""), ""));
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
+}
+
+/* Step j's A tile, once landed: rounded (split) where it lies, copy 0 in
+ * place, the others at the same offsets in theirs; thread lt takes 16-byte
+ * chunks lt, lt + 128, .. (a warp 512 contiguous bytes). tf32-trunc leaves
+ * it as it is: the tensor cores truncate. */
+static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4), i8 = LLVMInt8TypeInContext(L->ctx);
+    LLVMValueRef s = LLVMBuildURem(b, j, c32(L, P->stages), "");
+    wg_bar_wait(L, wg_bar_addr(L, P->landed32, s), LLVMBuildAnd(b, LLVMBuildUDiv(b, j, c32(L, P->stages), ""), c32(L, 1), ""));
+    LLVMValueRef off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, lt, c32(L, 4), ""), "");
+    uint32_t chunks = P->bm * ROW_BYTES / 16 / WARPGROUP; /* per thread */
+    for (uint32_t i0 = 0; i0 < chunks && P->prec != PREC_TF32_TRUNC; i0 += 4) {
+        LLVMValueRef v[16], o[3][16];
+        uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
+        for (uint32_t i = 0; i < n; i++) {
+            LLVMValueRef off = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
+            LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off, 1, ""), "");
+            LLVMSetAlignment(ld, 16);
+            for (uint32_t e = 0; e < 4; e++)
+                v[4 * i + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
+        }
+        wg_split_batch(P, v, 4 * n, o);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t c = 0; c < P->copies; c++) {
+                uint32_t add = (i0 + i) * WARPGROUP * 16 + c * P->bm * ROW_BYTES;
+                wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off0, c32(L, add), ""), &o[c][4 * i]);
+            }
+    }
+    /* the tensor cores read A through the async proxy */
+    lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
+    wg_bar_arrive(L, wg_bar_addr(L, P->full32, s));
+}
+
+/* Producer warpgroup p of P: iteration u issues step p + P*u and finishes
+ * step p + P*(u - lag) (as transposed_producer() above, without slots of its own). */
+void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef ptid = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    LLVMValueRef pwg = LLVMBuildLShr(b, ptid, c32(L, 7), "");
+    LLVMValueRef lt = LLVMBuildAnd(b, ptid, c32(L, WARPGROUP - 1), "");
+    /* my steps: ceil((nsteps - p) / P), at least 0 */
+    LLVMValueRef left = LLVMBuildSub(b, P->nsteps, pwg, "");
+    LLVMValueRef mine = LLVMBuildUDiv(b, LLVMBuildAdd(b, left, c32(L, P->producers - 1), ""), c32(L, P->producers), "");
+    mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), mine, c32(L, 0), "mine");
+    LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
+    ACopy ac = a_copy_terms(P, xa, lt);
+    Loop lp = wg_loop_open(L, "prod");
+    LLVMValueRef u = lp.i;
+    wg_loop_test(L, &lp, total);
+    LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
+    LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, mine, ""), issue, issued);
+    LLVMPositionBuilderAtEnd(b, issue);
+    swp_issue(P, xa, xb, &ac, LLVMBuildAdd(b, pwg, LLVMBuildMul(b, u, c32(L, P->producers), ""), ""), lt);
+    LLVMBuildBr(b, issued);
+    LLVMPositionBuilderAtEnd(b, issued);
+    LLVMValueRef v = LLVMBuildSub(b, u, c32(L, P->lag), "");
+    LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
+    LLVMPositionBuilderAtEnd(b, fin);
+    swp_transform(P, LLVMBuildAdd(b, pwg, LLVMBuildMul(b, v, c32(L, P->producers), ""), ""), lt);
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, next);
+    wg_loop_close(L, &lp);
+    LLVMBuildRetVoid(b);
+}
+
+/* The wgmmas of k8 steps j0 .. j0+nk-1 of one stage, every block: block
+ * r's accumulators are acc[r * BM/2 ..], its register operand
+ * f[copy][r][j - j0][4] (i32), A by descriptor (da: A copy 0 of the stage).
+ * from_zero: each block's first wgmma ignores its accumulators. */
+static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, LLVMValueRef da,
+                          LLVMValueRef *acc, uint32_t nacc, int from_zero)
+{
+    uint32_t npairs = P->copies == 3 ? 3 : 1, per = P->bm / 2, d = 0;
+    Wgmma w[4 * 3 * 4]; /* k8 steps x products x blocks */
+    for (uint32_t j = j0; j < j0 + nk; j++)
+        for (uint32_t p = 0; p < npairs; p++)
+            for (uint32_t r = 0; r < P->blocks; r++, d++) {
+                uint32_t ca = npairs == 3 ? wg_pairs3[p][0] : 0, cb = npairs == 3 ? wg_pairs3[p][1] : 0;
+                memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
+                int64_t adda = ((int64_t)ca * P->bm * ROW_BYTES + j * 32) >> 4;
+                w[d].desc = LLVMBuildAdd(P->L->b, da, c64(P->L, adda), "");
+                w[d].acc0 = r * per;
+                w[d].from_zero = from_zero && j == j0 && p == 0;
+            }
+    wg_wgmma_group(P, w, d, P->bm, per, acc, nacc);
+}
+
+/* One stage of the swapped product: B fragments from the raw B tile,
+ * rounded (split) in registers, then the wgmmas. Block r, k8 step j, warp w
+ * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
+ * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows. */
+void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t rb = raw_b_row_bytes(P->bn);
+    LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, c32(L, 31), ""), c32(L, 2), "");
+    LLVMValueRef t = LLVMBuildAnd(b, L->tid, c32(L, 3), "");
+    LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
+                                   g, "");
+    LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    base = LLVMBuildAdd(b, base, LLVMBuildMul(b, t, c32(L, rb), ""), "");
+    base = LLVMBuildAdd(b, base, LLVMBuildShl(b, n0, c32(L, 2), ""), "");
+    LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
+    uint32_t kg = P->copies == 3 ? 2 : 4;
+    LLVMValueRef *part = acc;
+    if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
+        part = lw_regs(L, nacc);
+        if (!part)
+            return;
+        for (uint32_t r = 0; r < nacc; r++)
+            part[r] = LLVMConstReal(L->t_f32, 0.0);
+    }
+    for (uint32_t j0 = 0; j0 < 4; j0 += kg) {
+        LLVMValueRef f[3][4][4][4];
+        for (uint32_t r = 0; r < P->blocks; r++) {
+            LLVMValueRef raw[16], o[3][16];
+            for (uint32_t j = 0; j < kg; j++)
+                for (uint32_t e = 0; e < 4; e++) {
+                    uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
+                    LLVMValueRef off = LLVMBuildAdd(b, base, c32(L, k * rb + n * 4), "");
+                    raw[4 * j + e] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring,
+                                                                               &off, 1, ""), "");
+                }
+            wg_split_batch(P, raw, 4 * kg, o);
+            for (uint32_t j = 0; j < kg; j++)
+                for (uint32_t e = 0; e < 4; e++)
+                    for (uint32_t c = 0; c < P->copies; c++)
+                        f[c][r][j][e] = LLVMBuildBitCast(b, o[c][4 * j + e], L->t_i32, "");
+        }
+        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0);
+    }
+    if (P->copies == 3)
+        for (uint32_t r = 0; r < nacc; r++)
+            acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
+}
+
