@@ -319,6 +319,18 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
 /* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
 const uint32_t wg_pairs3[3][2] = {{1, 2}, {2, 1}, {0, 0}};
 
+void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRef *mine)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef ptid = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    *pwg = LLVMBuildLShr(b, ptid, c32(L, 7), "");
+    *lt = LLVMBuildAnd(b, ptid, c32(L, WARPGROUP - 1), "");
+    LLVMValueRef left = LLVMBuildSub(b, P->nsteps, *pwg, "");
+    LLVMValueRef m = LLVMBuildUDiv(b, LLVMBuildAdd(b, left, c32(L, P->producers - 1), ""), c32(L, P->producers), "");
+    *mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), m, c32(L, 0), "mine");
+}
+
 static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 {
     Lower *L = P->L;

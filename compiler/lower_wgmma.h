@@ -88,6 +88,9 @@ void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *a
  * statement that also waits for them. */
 void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
                     uint32_t nacc);
+/* A producer thread's warpgroup p (i32), its thread index in it, and the
+ * number of steps it issues: ceil((nsteps - p) / P), at least 0. */
+void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRef *mine);
 /* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
 extern const uint32_t wg_pairs3[3][2];
 

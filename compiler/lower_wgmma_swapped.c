@@ -357,13 +357,8 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef ptid = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
-    LLVMValueRef pwg = LLVMBuildLShr(b, ptid, c32(L, 7), "");
-    LLVMValueRef lt = LLVMBuildAnd(b, ptid, c32(L, WARPGROUP - 1), "");
-    /* my steps: ceil((nsteps - p) / P), at least 0 */
-    LLVMValueRef left = LLVMBuildSub(b, P->nsteps, pwg, "");
-    LLVMValueRef mine = LLVMBuildUDiv(b, LLVMBuildAdd(b, left, c32(L, P->producers - 1), ""), c32(L, P->producers), "");
-    mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), mine, c32(L, 0), "mine");
+    LLVMValueRef pwg, lt, mine;
+    wg_producer_steps(P, &pwg, &lt, &mine);
     LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
     ACopy ac = a_copy_terms(P, xa, lt);
     Loop lp = wg_loop_open(L, "prod");

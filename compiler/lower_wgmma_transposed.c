@@ -394,14 +394,9 @@ void transposed_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef ptid = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
-    LLVMValueRef pwg = LLVMBuildLShr(b, ptid, c32(L, 7), "");
-    LLVMValueRef lt = LLVMBuildAnd(b, ptid, c32(L, WARPGROUP - 1), "");
+    LLVMValueRef pwg, lt, mine;
+    wg_producer_steps(P, &pwg, &lt, &mine);
     LLVMValueRef bar_id = LLVMBuildAdd(b, pwg, c32(L, 2), "");
-    /* my steps: ceil((nsteps - p) / P), at least 0 */
-    LLVMValueRef left = LLVMBuildSub(b, P->nsteps, pwg, "");
-    LLVMValueRef mine = LLVMBuildUDiv(b, LLVMBuildAdd(b, left, c32(L, P->producers - 1), ""), c32(L, P->producers), "");
-    mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), mine, c32(L, 0), "mine");
     LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
     LLVMValueRef slot0 = LLVMBuildMul(b, pwg, c32(L, P->lag + 1), "");
     Hoisted hoisted, *h = NULL;
