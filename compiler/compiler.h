@@ -23,8 +23,8 @@ typedef struct {
     int wgmma_unaligned;       /* experimental (-fwgmma-unaligned, default off): the swapped product copies
                                 * tiles inside the matrix but not 16-byte aligned without per-element
                                 * checks (2.5x on 8191x8193x8190, ~8% slower on aligned shapes) */
-    int wgmma_swapped;         /* experimental (-fwgmma-swapped, default off): the swapped product,
-                                * rows copied in bulk (lower_wgmma.c) */
+    int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
+                                * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
 } TcOptions;

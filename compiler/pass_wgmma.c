@@ -1,5 +1,5 @@
 /*
- * wgmma pass (sm_90a): picks the GEMM loops that lower_wgmma.c turns into a
+ * wgmma pass (sm_90a): picks the GEMM loops that lower_wgmma*.c turn into a
  * warp-specialized pipeline, and marks them.
  *
  *   for %k = lo to hi step 32 iter(%c = init) {    same loop, marked:
@@ -29,7 +29,7 @@
 
 #include <string.h>
 
-/* The pipeline's shared memory (lower_wgmma.c): per stage the raw A tile
+/* The older pipeline's shared memory (lower_wgmma_transposed.c): per stage the raw A tile
  * and the B operand (once per copy), as 128-byte K-major rows of 32 f32;
  * lag + 1 raw B tiles in flight per producer warpgroup; two barriers per
  * stage; 1024 bytes of slack to align the stages to the swizzle's period. */
