@@ -336,7 +336,8 @@ int main(void)
         }
     /* the benchmark's wide tiles (one consumer warpgroup holding 128 or 256
      * columns): edges in every dimension, a transposed B (element copies) */
-    static const int wide[][3] = {{128, 256, 8}, {256, 128, 8}, {64, 256, 4}};
+    static const int wide[][3] = {{128, 256, 8}, {256, 128, 8}, {64, 256, 4},
+                                  {128, 128, 4}, {256, 64, 4}, {64, 256, 8}}; /* the last three: not yet run */
     for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++)
         for (size_t p = 1; p < 5; p++) {
             Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2]};
