@@ -76,6 +76,18 @@ void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity)
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
+LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior_round)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef s = LLVMBuildURem(b, t, c32(L, P->stages), "");
+    LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""), c32(L, 1), "");
+    if (prior_round)
+        ph = LLVMBuildXor(b, ph, c32(L, 1), "");
+    wg_bar_wait(L, wg_bar_addr(L, arr32, s), ph);
+    return s;
+}
+
 Loop wg_loop_open(Lower *L, const char *name)
 {
     char nm[32];
@@ -347,11 +359,9 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
     }
     wg_loop_test(L, &lp, P->nsteps);
-    LLVMValueRef s = LLVMBuildURem(b, it, c32(L, P->stages), "");
-    LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, it, c32(L, P->stages), ""), c32(L, 1), "");
-    wg_bar_wait(L, wg_bar_addr(L, P->full32, s), ph);
+    LLVMValueRef s = wg_wait_step(P, P->full32, it, 0);
     if (P->swapped) /* B is read from where the bulk copies wrote it: observe their barrier too */
-        wg_bar_wait(L, wg_bar_addr(L, P->landed32, s), ph);
+        wg_wait_step(P, P->landed32, it, 0);
     LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
     LLVMValueRef *cur = lw_regs(L, nacc);
     if (!cur)
@@ -388,19 +398,23 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)in.ival,
               .prec = (TirPrecision)dot->ival, .consumers = L->threads};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
-    P.producers = wgmma_producers(P.bn, P.prec, P.stages);
-    P.lag = wgmma_lag(P.stages, P.producers);
-    P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
-    P.hoist = L->o->wgmma_hoist;
     P.swapped = L->o->wgmma_swapped;
-    P.unaligned = L->o->wgmma_unaligned;
+    uint32_t smem_bytes, raw_bytes = 0; /* raw: the older pipeline's producer slots */
     if (P.swapped) {
         P.producers = swapped_producers(P.bm, P.prec, P.stages);
-        P.lag = wgmma_lag(P.stages, P.producers);
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
-        P.hoist = 0;
+        P.unaligned = L->o->wgmma_unaligned;
+        smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
+    } else {
+        P.producers = wgmma_producers(P.bn, P.prec, P.stages);
+        P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
+        P.hoist = L->o->wgmma_hoist;
+        smem_bytes = wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     }
+    P.lag = wgmma_lag(P.stages, P.producers);
+    if (!P.swapped)
+        raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
@@ -413,12 +427,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, ELEM_F32), xb = lw_access(L, ldb, 0, ELEM_F32);
 
-    /* the stages, 1024-byte aligned, the raw B slots, then full[] and empty[] */
-    uint32_t ring_bytes = P.stages * P.stage_bytes, raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
-    if (P.swapped)
-        raw_bytes = 0;
-    LLVMValueRef sm = smem_ptr(L, P.swapped ? wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages)
-                                            : wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages));
+    /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
+     * full[], empty[] and (swapped) landed[] */
+    uint32_t ring_bytes = P.stages * P.stage_bytes;
+    LLVMValueRef sm = smem_ptr(L, smem_bytes);
     LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
     LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
     P.ring = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "ring");

@@ -64,6 +64,11 @@ LLVMValueRef wg_bar_addr(Lower *L, LLVMValueRef arr32, LLVMValueRef stage);
 void wg_bar_arrive(Lower *L, LLVMValueRef addr);
 /* Spins until the phase of the given parity has completed. */
 void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity);
+/* Waits on barrier array arr32 (i32 address) for step t's phase and returns
+ * t's stage, t % S. full[] and landed[] complete once per round of the
+ * ring: parity (t / S) & 1. empty[] (prior_round) waits for the release of
+ * step t - S, the round before: a fresh barrier lets the first S steps by. */
+LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior_round);
 /* A counted loop (Loop above). */
 Loop wg_loop_open(Lower *L, const char *name);
 void wg_loop_test(Lower *L, Loop *lp, LLVMValueRef n);

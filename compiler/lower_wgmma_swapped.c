@@ -183,9 +183,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef s = LLVMBuildURem(b, t, c32(L, P->stages), "");
-    wg_bar_wait(L, wg_bar_addr(L, P->empty32, s), LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""),
-                                                                          c32(L, 1), ""), c32(L, 1), ""));
+    LLVMValueRef s = wg_wait_step(P, P->empty32, t, 1);
     LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
     LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
     LLVMValueRef bar = wg_bar_addr(L, P->landed32, s);
@@ -203,8 +201,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     LLVMPositionBuilderAtEnd(b, wbb);
     LLVMValueRef pw = pa;
     for (uint32_t q = 0; q < P->bm / 16; q++) {
-        if (q)
-        {
+        if (q) {
             LLVMValueRef st = ac->step;
             pw = LLVMBuildGEP2(b, L->t_f32, pw, &st, 1, "");
         }
@@ -232,13 +229,9 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
         LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.fast");
         LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.edge");
         LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.done");
-        LLVMValueRef dq = NULL;
-        if (P->unaligned)
-            dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
+        LLVMValueRef dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
         LLVMBuildCondBr(b, fast, fbb, ebb);
         LLVMPositionBuilderAtEnd(b, fbb);
-        if (!P->unaligned)
-            dq = LLVMBuildMul(b, ac->step, LLVMBuildZExt(b, q, L->t_i64, ""), "");
         LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, pa, &dq, 1, "");
         LLVMValueRef a[2] = {dst, LLVMBuildPtrToInt(b, p, L->t_i64, "")};
         lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
@@ -289,8 +282,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     LLVMValueRef tx[2] = {bar, c32(L, 8 * P->bn * 4)};
     lw_asm(L, void_t(L), "mbarrier.expect_tx.shared::cta.b64 [$0], $1;", "r,r,~{memory}", tx, 2, SE);
     for (uint32_t r = 0; r < 8; r++) {
-        if (r)
-        {
+        if (r) {
             LLVMValueRef st = xb->s0;
             p = LLVMBuildGEP2(b, L->t_f32, p, &st, 1, "");
         }
@@ -325,11 +317,11 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4), i8 = LLVMInt8TypeInContext(L->ctx);
-    LLVMValueRef s = LLVMBuildURem(b, j, c32(L, P->stages), "");
-    wg_bar_wait(L, wg_bar_addr(L, P->landed32, s), LLVMBuildAnd(b, LLVMBuildUDiv(b, j, c32(L, P->stages), ""), c32(L, 1), ""));
+    LLVMValueRef s = wg_wait_step(P, P->landed32, j, 0);
     LLVMValueRef off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, lt, c32(L, 4), ""), "");
-    uint32_t chunks = P->bm * ROW_BYTES / 16 / WARPGROUP; /* per thread */
-    for (uint32_t i0 = 0; i0 < chunks && P->prec != PREC_TF32_TRUNC; i0 += 4) {
+    /* chunks per thread; none to round for tf32-trunc */
+    uint32_t chunks = P->prec == PREC_TF32_TRUNC ? 0 : P->bm * ROW_BYTES / 16 / WARPGROUP;
+    for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef v[16], o[3][16];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
         for (uint32_t i = 0; i < n; i++) {

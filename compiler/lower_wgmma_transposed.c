@@ -285,9 +285,7 @@ static void issue_step(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef
     LLVMBuilderRef b = L->b;
     uint32_t na = P->bm / 16, nbc = P->bn / 4, nb = 32 * nbc / WARPGROUP;
     LLVMValueRef rows[64], cols[64], dst[64];
-    LLVMValueRef s = LLVMBuildURem(b, t, c32(L, P->stages), "");
-    wg_bar_wait(L, wg_bar_addr(L, P->empty32, s), LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""),
-                                                                          c32(L, 1), ""), c32(L, 1), ""));
+    LLVMValueRef s = wg_wait_step(P, P->empty32, t, 1);
     LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
     /* A: chunk q is row 16q + lt/8, k columns 4*(lt%8).., swizzled as wgmma would read it */
     if (h) { /* the hoisted terms: one add per run */
