@@ -12,7 +12,7 @@
 #   SHAPES  (default 4096,8192)   MODES (default tf32-rna,3xtf32)
 #   CFG     (default 128x128x32w8,128x256x32w8)   ARCHS (default sm_90a)
 #   COPT    more compile options for tilec's kernels, space-separated
-#           (e.g. "-fwgmma-unaligned -fno-wgmma-swapped"; the GPU tests take the first)
+#           (e.g. "-fwgmma-unaligned -fno-wgmma-swapped"; the GPU tests take them too)
 #   NCU=1   profile the first tilec kernel of MODES/CFG at the first shape
 set -uo pipefail
 if [ $# -ne 2 ]; then
@@ -32,8 +32,7 @@ unset NVIDIA_TF32_OVERRIDE
 rc=0
 
 if [ -n "$test" ]; then
-    first=(${COPT:-})
-    TILEC_TEST_COPT="${first[0]:-}" timeout 120 "$test" >"$out/test.log" 2>&1
+    TILEC_TEST_COPT="${COPT:-}" timeout 120 "$test" >"$out/test.log" 2>&1
     t=$?
     echo "gpu_test_gemm: exit $t$([ $t -eq 124 ] && echo ' (timed out: a hang)')"
     grep -v ': ok$' "$out/test.log" | tail -5

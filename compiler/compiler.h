@@ -20,9 +20,15 @@ typedef struct {
     int wgmma;                 /* sm_90a: pass_wgmma pipelines GEMM loops (default on; -fno-wgmma) */
     int wgmma_hoist;           /* experimental (-fwgmma-hoist, default off): producer address terms
                                 * hoisted, unchecked 4-byte copies for misaligned inside tiles */
-    int wgmma_unaligned;       /* experimental (-fwgmma-unaligned, default off): the swapped product copies
-                                * tiles inside the matrix but not 16-byte aligned without per-element
-                                * checks (2.5x on 8191x8193x8190, ~8% slower on aligned shapes) */
+    int wgmma_unaligned;       /* sm_90a (default on; -fno-wgmma-unaligned): where A or B is not 16-byte
+                                * aligned (odd row strides), the swapped product's producers run a loop
+                                * of their own that copies the tiles inside the matrix without
+                                * per-element checks (2.7x on 8191x8193x8190) */
+    int wgmma_roles;           /* experimental (-fwgmma-roles): one producer warpgroup copies, the other
+                                * rounds (swapped product, two producer warpgroups) */
+    int wgmma_split;           /* experimental (-fwgmma-split-stage): the swapped product's consumers
+                                * issue a stage's wgmmas in two groups, loading the second's
+                                * fragments while the first runs */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */

@@ -293,7 +293,7 @@ void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *a
  * statement on acc (nacc registers) that also waits for them, so that
  * nothing touches the accumulators while they are in flight. */
 void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
-                        uint32_t nacc)
+                        uint32_t nacc, int wait)
 {
     Lower *L = P->L;
     uint32_t nin = 5 * n + 1;
@@ -317,7 +317,8 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
                   w[d].from_zero ? "P0" : "P1");
         sb_puts(&c, ",r,r,r,r,l");
     }
-    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}");
+    sb_puts(&t, wait ? "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}"
+                     : "\twgmma.commit_group.sync.aligned;\n\t}");
     sb_puts(&c, ",r");
     in[5 * n] = c32(L, 1);
     if (t.oom || c.oom)
@@ -405,6 +406,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
         P.unaligned = L->o->wgmma_unaligned;
+        P.roles = L->o->wgmma_roles;
+        P.split = L->o->wgmma_split;
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);

@@ -33,6 +33,9 @@ typedef struct {
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
     int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
     int unaligned;        /* -fwgmma-unaligned: unchecked 4-byte copies of misaligned tiles inside */
+    int roles;            /* -fwgmma-roles: one producer warpgroup copies, the other rounds */
+    int split;            /* -fwgmma-split-stage: a stage's wgmmas in two groups, the second's
+                           * fragments loaded while the first runs */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
 } Pipe;
@@ -90,9 +93,9 @@ LLVMValueRef wg_descriptor(Lower *L, LLVMValueRef a32);
 void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *acc, uint32_t nacc,
                 const LLVMValueRef *in, uint32_t nin);
 /* n wgmmas m64 x wn x k8 (tf32), each on per accumulators, in one asm
- * statement that also waits for them. */
+ * statement that commits them as a group and (wait) waits for every group. */
 void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
-                    uint32_t nacc);
+                    uint32_t nacc, int wait);
 /* A producer thread's warpgroup p (i32), its thread index in it, and the
  * number of steps it issues: ceil((nsteps - p) / P), at least 0. */
 void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRef *mine);

@@ -343,36 +343,106 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     wg_bar_arrive(L, wg_bar_addr(L, P->full32, s));
 }
 
-/* Producer warpgroup p of P: iteration u issues step p + P*u and finishes
- * step p + P*(u - lag) (as transposed_producer() above, without slots of its own). */
+/* What a producer step loop does with its steps. */
+enum { DO_ISSUE = 1, DO_FINISH = 2 };
+
+/* A producer step loop: iteration u issues step first + stride*u (u < mine)
+ * and finishes step first + stride*(u - lag), of total = mine + lag
+ * iterations (as transposed_producer(), without slots of its own); `work`
+ * says which of the two it does. */
+static void swp_steps(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef first,
+                      uint32_t stride, LLVMValueRef lt, LLVMValueRef mine, LLVMValueRef total, uint32_t lag, int work)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    Loop lp = wg_loop_open(L, "prod");
+    LLVMValueRef u = lp.i;
+    wg_loop_test(L, &lp, total);
+    if (work & DO_ISSUE) {
+        LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
+        LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, mine, ""), issue, issued);
+        LLVMPositionBuilderAtEnd(b, issue);
+        swp_issue(P, xa, xb, ac, LLVMBuildAdd(b, first, LLVMBuildMul(b, u, c32(L, stride), ""), ""), lt);
+        LLVMBuildBr(b, issued);
+        LLVMPositionBuilderAtEnd(b, issued);
+    }
+    if (work & DO_FINISH) {
+        LLVMValueRef v = LLVMBuildSub(b, u, c32(L, lag), "");
+        LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
+        LLVMPositionBuilderAtEnd(b, fin);
+        swp_transform(P, LLVMBuildAdd(b, first, LLVMBuildMul(b, v, c32(L, stride), ""), ""), lt);
+        LLVMBuildBr(b, next);
+        LLVMPositionBuilderAtEnd(b, next);
+    }
+    wg_loop_close(L, &lp);
+    LLVMBuildRetVoid(b);
+}
+
+/* Whether some tile of x may be inside the matrix but not 16-byte aligned:
+ * the base, the row stride or the first column (col0, fixed for the loop)
+ * not a multiple of 16 bytes. */
+static LLVMValueRef misaligned(Lower *L, const Access *x, LLVMValueRef col0)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lo = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, x->base, L->t_i64, ""), c64(L, 15), "");
+    lo = LLVMBuildOr(b, lo, LLVMBuildAnd(b, LLVMBuildOr(b, x->s0, col0, ""), c64(L, 3), ""), "");
+    return LLVMBuildICmp(b, LLVMIntNE, lo, c64(L, 0), "");
+}
+
+/* The issuing step loop(s). With -fwgmma-unaligned the loop is versioned
+ * once, up front: the copy with the unchecked paths for misaligned tiles
+ * runs only where A or B is misaligned, so those paths never share the
+ * aligned loop's (few) registers (bench/NOTES.md v6d). */
+static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef first,
+                              uint32_t stride, LLVMValueRef lt, LLVMValueRef mine, LLVMValueRef total, uint32_t lag,
+                              int work)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    if (!P->unaligned) {
+        swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
+        return;
+    }
+    LLVMValueRef odd = LLVMBuildOr(b, misaligned(L, xa, P->lo), misaligned(L, xb, xb->i1), "");
+    LLVMBasicBlockRef obb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.misaligned");
+    LLVMBasicBlockRef abb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.aligned");
+    LLVMBuildCondBr(b, odd, obb, abb);
+    LLVMPositionBuilderAtEnd(b, obb);
+    swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
+    LLVMPositionBuilderAtEnd(b, abb);
+    P->unaligned = 0;
+    swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
+    P->unaligned = 1;
+}
+
+/* The producer warpgroups. By default each of the P issues and finishes
+ * every P-th step. With -fwgmma-roles (two producer warpgroups) the first
+ * issues every step and the second finishes every step: a stage is rounded
+ * as soon as it lands, not after the next stage's copies wait for a free
+ * stage (bench/NOTES.md v7). */
 void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef pwg, lt, mine;
     wg_producer_steps(P, &pwg, &lt, &mine);
+    if (P->roles && P->producers == 2) {
+        ACopy ac = a_copy_terms(P, xa, lt);
+        LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copier");
+        LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.rounder");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, pwg, c32(L, 0), ""), ibb, fbb);
+        LLVMPositionBuilderAtEnd(b, ibb);
+        swp_issuing_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_ISSUE);
+        LLVMPositionBuilderAtEnd(b, fbb);
+        swp_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_FINISH);
+        return;
+    }
     LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
     ACopy ac = a_copy_terms(P, xa, lt);
-    Loop lp = wg_loop_open(L, "prod");
-    LLVMValueRef u = lp.i;
-    wg_loop_test(L, &lp, total);
-    LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
-    LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, mine, ""), issue, issued);
-    LLVMPositionBuilderAtEnd(b, issue);
-    swp_issue(P, xa, xb, &ac, LLVMBuildAdd(b, pwg, LLVMBuildMul(b, u, c32(L, P->producers), ""), ""), lt);
-    LLVMBuildBr(b, issued);
-    LLVMPositionBuilderAtEnd(b, issued);
-    LLVMValueRef v = LLVMBuildSub(b, u, c32(L, P->lag), "");
-    LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
-    LLVMPositionBuilderAtEnd(b, fin);
-    swp_transform(P, LLVMBuildAdd(b, pwg, LLVMBuildMul(b, v, c32(L, P->producers), ""), ""), lt);
-    LLVMBuildBr(b, next);
-    LLVMPositionBuilderAtEnd(b, next);
-    wg_loop_close(L, &lp);
-    LLVMBuildRetVoid(b);
+    swp_issuing_steps(P, xa, xb, &ac, pwg, P->producers, lt, mine, total, P->lag, DO_ISSUE | DO_FINISH);
 }
 
 /* The wgmmas of k8 steps j0 .. j0+nk-1 of one stage, every block: block
@@ -380,7 +450,7 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
  * f[copy][r][j - j0][4] (i32), A by descriptor (da: A copy 0 of the stage).
  * from_zero: each block's first wgmma ignores its accumulators. */
 static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, LLVMValueRef da,
-                          LLVMValueRef *acc, uint32_t nacc, int from_zero)
+                          LLVMValueRef *acc, uint32_t nacc, int from_zero, int wait)
 {
     uint32_t npairs = P->copies == 3 ? 3 : 1, per = P->bm / 2, d = 0;
     Wgmma w[4 * 3 * 4]; /* k8 steps x products x blocks */
@@ -394,7 +464,7 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
                 w[d].acc0 = r * per;
                 w[d].from_zero = from_zero && j == j0 && p == 0;
             }
-    wg_wgmma_group(P, w, d, P->bm, per, acc, nacc);
+    wg_wgmma_group(P, w, d, P->bm, per, acc, nacc, wait);
 }
 
 /* One stage of the swapped product: B fragments from the raw B tile,
@@ -414,7 +484,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     base = LLVMBuildAdd(b, base, LLVMBuildMul(b, t, c32(L, rb), ""), "");
     base = LLVMBuildAdd(b, base, LLVMBuildShl(b, n0, c32(L, 2), ""), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
-    uint32_t kg = P->copies == 3 ? 2 : 4;
+    /* k8 steps per wgmma group; with -fwgmma-split-stage only the last
+     * group waits, so the next group's fragments load while one runs */
+    uint32_t kg = P->copies == 3 || P->split ? 2 : 4;
     LLVMValueRef *part = acc;
     if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);
@@ -440,7 +512,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
                     for (uint32_t c = 0; c < P->copies; c++)
                         f[c][r][j][e] = LLVMBuildBitCast(b, o[c][4 * j + e], L->t_i32, "");
         }
-        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0);
+        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, !P->split || j0 + kg == 4);
     }
     if (P->copies == 3)
         for (uint32_t r = 0; r < nacc; r++)

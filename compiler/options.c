@@ -19,6 +19,7 @@ void tc_options_default(TcOptions *o)
     o->prefetch = 0; /* measured no faster on the H200 (bench/NOTES.md v1) */
     o->wgmma = 1;
     o->wgmma_swapped = 1;
+    o->wgmma_unaligned = 1; /* a loop of its own, taken only for misaligned operands (bench/NOTES.md v7) */
 }
 
 const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a"; }
@@ -36,6 +37,8 @@ static const struct {
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
     {"wgmma-swapped", offsetof(TcOptions, wgmma_swapped)},
     {"wgmma-unaligned", offsetof(TcOptions, wgmma_unaligned)},
+    {"wgmma-roles", offsetof(TcOptions, wgmma_roles)},
+    {"wgmma-split-stage", offsetof(TcOptions, wgmma_split)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -132,6 +135,10 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-hoist");
     if (!o->wgmma_swapped)
         sb_puts(out, " -fno-wgmma-swapped");
-    if (o->wgmma_unaligned)
-        sb_puts(out, " -fwgmma-unaligned");
+    if (!o->wgmma_unaligned)
+        sb_puts(out, " -fno-wgmma-unaligned");
+    if (o->wgmma_roles)
+        sb_puts(out, " -fwgmma-roles");
+    if (o->wgmma_split)
+        sb_puts(out, " -fwgmma-split-stage");
 }

@@ -10,7 +10,8 @@
  * a larger poisoned buffer whose margins must stay poisoned: every element
  * is written, nothing outside C is.
  * TILEC_GPU_QUICK=1 runs the small shapes only (for compute-sanitizer);
- * TILEC_TEST_COPT=OPT compiles every kernel with one more option.
+ * TILEC_TEST_COPT="OPT ..." compiles every kernel with more options (up to
+ * four, space-separated).
  */
 #include "gpu_common.h"
 #include "reference/round.h"
@@ -222,6 +223,23 @@ static const char *offset_src =
     "  store %acc, %vc[%m0, %n0]\n"
     "}\n";
 
+/* Loads src with --precision and --arch of c, plus TILEC_TEST_COPT's
+ * options (space-separated, up to four). */
+static tilecModule load_with_copts(tilecRuntime rt, const char *src, const char *name, const Config *c)
+{
+    char prec[64], arch[32], extra[256] = "";
+    snprintf(prec, sizeof prec, "--precision=%s", c->precision);
+    snprintf(arch, sizeof arch, "--arch=%s", c->arch);
+    const char *env = getenv("TILEC_TEST_COPT"); /* e.g. "-fwgmma-hoist -fno-wgmma-swapped" */
+    if (env)
+        snprintf(extra, sizeof extra, "%s", env);
+    const char *opts[6] = {prec, arch};
+    int n = 2;
+    for (char *tok = strtok(extra, " "); tok && n < 6; tok = strtok(NULL, " "))
+        opts[n++] = tok;
+    return gpu_load(rt, src, name, n, opts);
+}
+
 static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, uint64_t seed)
 {
     enum { M = 70, N = 75, K = 77, LD = 80 }; /* LD: rows 16-byte aligned */
@@ -232,12 +250,7 @@ static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, ui
     }
     gpu_fill_f32(A, (size_t)M * LD, seed, -1.0f, 1.0f);
     gpu_fill_f32(B, (size_t)K * LD, seed + 1, -1.0f, 1.0f);
-    char prec[64], arch[32];
-    snprintf(prec, sizeof prec, "--precision=%s", c->precision);
-    snprintf(arch, sizeof arch, "--arch=%s", c->arch);
-    const char *extra = getenv("TILEC_TEST_COPT");
-    const char *opts[] = {prec, arch, extra};
-    tilecModule mod = gpu_load(rt, offset_src, "offset.tir", extra && extra[0] ? 3 : 2, opts);
+    tilecModule mod = load_with_copts(rt, offset_src, "offset.tir", c);
     tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * M * LD), dB = gpu_upload(rt, B, sizeof(float) * K * LD);
     tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * M * LD);
     gpu_poison(rt, dC, sizeof(float) * M * LD);
@@ -286,12 +299,7 @@ static tilecModule load_config(tilecRuntime rt, const Config *c)
     char src[4096];
     snprintf(src, sizeof src, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->bm, c->bn, c->bk, c->bm,
              c->bk, c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
-    char prec[64], arch[32];
-    snprintf(prec, sizeof prec, "--precision=%s", c->precision);
-    snprintf(arch, sizeof arch, "--arch=%s", c->arch);
-    const char *extra = getenv("TILEC_TEST_COPT"); /* e.g. -fwgmma-hoist, -fno-wgmma */
-    const char *opts[] = {prec, arch, extra};
-    return gpu_load(rt, src, "gemm.tir", extra && extra[0] ? 3 : 2, opts);
+    return load_with_copts(rt, src, "gemm.tir", c);
 }
 
 int main(void)
