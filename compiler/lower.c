@@ -539,7 +539,7 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
         rc = tc_codegen(&L, L.mod, out);
     if (rc == 0 && L.failed) /* an error LLVM reported through llvm_diagnostic */
         rc = -1;
-    if (!out->llvm_ir) { /* keep the unoptimized IR for inspection */
+    if (!out->llvm_ir && o->keep_llvm_ir) { /* keep the unoptimized IR for inspection */
         char *s = LLVMPrintModuleToString(L.mod);
         out->llvm_ir = strdup(s ? s : "");
         LLVMDisposeMessage(s);

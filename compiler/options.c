@@ -20,6 +20,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma = 1;
     o->wgmma_swapped = 1;
     o->wgmma_unaligned = 1; /* a loop of its own, taken only for misaligned operands (bench/NOTES.md v7) */
+    o->keep_llvm_ir = 1;
 }
 
 const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a"; }

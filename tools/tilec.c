@@ -130,6 +130,7 @@ int main(int argc, char **argv)
             input = a;
         }
     }
+    opts.keep_llvm_ir = !strcmp(emit, "llvm"); /* printing it costs as much as a pass */
     if (!input) {
         fprintf(stderr, "tilec: error: no input file\n%s", usage);
         return 2;
