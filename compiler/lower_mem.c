@@ -184,6 +184,27 @@ void lower_STORE(Lower *L, uint32_t i)
     LLVMValueRef own = layout_owns(L, &lay, 0, row32);
     LLVMValueRef row0 = LLVMBuildZExt(L->b, row32, L->t_i64, "");
     LLVMValueRef col0 = LLVMBuildZExt(L->b, layout_base_col(L, &lay), L->t_i64, "");
+    /* the whole tile inside the matrix (every tile of a GEMM but the
+     * edges): the stores unconditional, not a branch each */
+    uint32_t nr = t.dim[0], nc = t.rank == 2 ? t.dim[1] : 1;
+    LLVMValueRef inside = LLVMBuildAnd(L->b, lw_in_range(L, x.i0, x.d0), lw_in_range(L, x.i1, x.d1), "");
+    inside = LLVMBuildAnd(L->b, inside, LLVMBuildICmp(L->b, LLVMIntSLE, LLVMBuildAdd(L->b, x.i0, lw_const_i64(L, nr), ""),
+                                                      x.d0, ""), "");
+    inside = LLVMBuildAnd(L->b, inside, LLVMBuildICmp(L->b, LLVMIntSLE, LLVMBuildAdd(L->b, x.i1, lw_const_i64(L, nc), ""),
+                                                      x.d1, ""), "");
+    if (own)
+        inside = LLVMBuildAnd(L->b, inside, own, "");
+    LLVMBasicBlockRef whole = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.whole");
+    LLVMBasicBlockRef edge = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.edge");
+    LLVMBuildCondBr(L->b, inside, whole, edge);
+    LLVMPositionBuilderAtEnd(L->b, whole);
+    Coords cw = {0};
+    for (uint32_t r = 0; r < layout_nregs(&lay); r++) {
+        LLVMValueRef ok;
+        LLVMBuildStore(L->b, regs[r], element(L, &cw, &x, e, &lay, r, row0, col0, 0, &ok));
+    }
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, edge);
     Coords cc = {0};
     for (uint32_t r = 0; r < layout_nregs(&lay); r++) {
         LLVMValueRef ok;
