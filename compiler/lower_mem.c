@@ -186,7 +186,7 @@ void lower_STORE(Lower *L, uint32_t i)
     LLVMValueRef col0 = LLVMBuildZExt(L->b, layout_base_col(L, &lay), L->t_i64, "");
     /* the whole tile inside the matrix (every tile of a GEMM but the
      * edges): the stores unconditional, not a branch each */
-    uint32_t nr = t.dim[0], nc = t.rank == 2 ? t.dim[1] : 1;
+    uint32_t nr = t.dim[0], nc = t.dim[1];
     LLVMValueRef inside = LLVMBuildAnd(L->b, lw_in_range(L, x.i0, x.d0), lw_in_range(L, x.i1, x.d1), "");
     inside = LLVMBuildAnd(L->b, inside, LLVMBuildICmp(L->b, LLVMIntSLE, LLVMBuildAdd(L->b, x.i0, lw_const_i64(L, nr), ""),
                                                       x.d0, ""), "");
