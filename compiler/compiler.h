@@ -24,8 +24,11 @@ typedef struct {
                                 * aligned (odd row strides), the swapped product's producers run a loop
                                 * of their own that copies the tiles inside the matrix without
                                 * per-element checks (2.7x on 8191x8193x8190) */
-    int wgmma_roles;           /* experimental (-fwgmma-roles): one producer warpgroup copies, the other
-                                * rounds (swapped product, two producer warpgroups) */
+    int wgmma_roles;           /* sm_90a (default on; -fno-wgmma-roles): where the swapped product has two
+                                * producer warpgroups, one copies every step and the other rounds
+                                * every step (else each does both for every other step) */
+    int wgmma_round_b;         /* experimental (-fwgmma-round-b): with the roles, tf32-rna/rne, the rounding
+                                * warpgroup rounds B in place too, so the consumers only load it */
     int wgmma_split;           /* experimental (-fwgmma-split-stage): the swapped product's consumers
                                 * issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs */

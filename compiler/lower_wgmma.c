@@ -406,7 +406,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
         P.unaligned = L->o->wgmma_unaligned;
-        P.roles = L->o->wgmma_roles;
+        P.roles = L->o->wgmma_roles && P.producers == 2;
+        P.round_b = P.roles && L->o->wgmma_round_b && (P.prec == PREC_TF32_RNA || P.prec == PREC_TF32_RNE);
         P.split = L->o->wgmma_split;
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {

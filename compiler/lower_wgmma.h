@@ -33,7 +33,9 @@ typedef struct {
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
     int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
     int unaligned;        /* -fwgmma-unaligned: unchecked 4-byte copies of misaligned tiles inside */
-    int roles;            /* -fwgmma-roles: one producer warpgroup copies, the other rounds */
+    int roles;            /* two producer warpgroups: one copies, the other rounds (-fno-wgmma-roles) */
+    int round_b;          /* -fwgmma-round-b (with roles, tf32-rna/rne): B rounded in place by the
+                           * rounding warpgroup, not by the consumers as they load it */
     int split;            /* -fwgmma-split-stage: a stage's wgmmas in two groups, the second's
                            * fragments loaded while the first runs */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */

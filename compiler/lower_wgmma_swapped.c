@@ -338,7 +338,28 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
                 wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off0, c32(L, add), ""), &o[c][4 * i]);
             }
     }
-    /* the tensor cores read A through the async proxy */
+    if (P->round_b) { /* B's rows in place too: chunk lt, lt + 128, .. of the tile */
+        uint32_t per_row = P->bn / 4, chunks_b = 32 * per_row / WARPGROUP;
+        LLVMValueRef b0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
+        for (uint32_t i0 = 0; i0 < chunks_b; i0 += 4) {
+            LLVMValueRef v[16], o[3][16], off[4];
+            for (uint32_t i = 0; i < 4; i++) {
+                LLVMValueRef idx = LLVMBuildAdd(b, lt, c32(L, (i0 + i) * WARPGROUP), "");
+                LLVMValueRef row = LLVMBuildUDiv(b, idx, c32(L, per_row), ""), ch = LLVMBuildURem(b, idx, c32(L, per_row), "");
+                off[i] = LLVMBuildAdd(b, b0, LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(L, raw_b_row_bytes(P->bn)), ""),
+                                                           LLVMBuildShl(b, ch, c32(L, 4), ""), ""), "");
+                LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off[i], 1, ""), "");
+                LLVMSetAlignment(ld, 16);
+                for (uint32_t e = 0; e < 4; e++)
+                    v[4 * i + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
+            }
+            wg_split_batch(P, v, 16, o);
+            for (uint32_t i = 0; i < 4; i++)
+                wg_st_shared_v4(L, P->ring, off[i], &o[0][4 * i]);
+        }
+    }
+    /* the tensor cores read A through the async proxy (and the bulk copies
+     * that will overwrite B are async-proxy writes) */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
     wg_bar_arrive(L, wg_bar_addr(L, P->full32, s));
 }
@@ -429,7 +450,7 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBuilderRef b = L->b;
     LLVMValueRef pwg, lt, mine;
     wg_producer_steps(P, &pwg, &lt, &mine);
-    if (P->roles && P->producers == 2) {
+    if (P->roles) {
         ACopy ac = a_copy_terms(P, xa, lt);
         LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copier");
         LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.rounder");
@@ -506,7 +527,10 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
                     raw[4 * j + e] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring,
                                                                                &off, 1, ""), "");
                 }
-            wg_split_batch(P, raw, 4 * kg, o);
+            if (P->round_b) /* rounded where it lies by the producers */
+                memcpy(o[0], raw, sizeof raw);
+            else
+                wg_split_batch(P, raw, 4 * kg, o);
             for (uint32_t j = 0; j < kg; j++)
                 for (uint32_t e = 0; e < 4; e++)
                     for (uint32_t c = 0; c < P->copies; c++)
