@@ -29,9 +29,9 @@ typedef struct {
                                 * every step (else each does both for every other step) */
     int wgmma_round_b;         /* experimental (-fwgmma-round-b): with the roles, tf32-rna/rne, the rounding
                                 * warpgroup rounds B in place too, so the consumers only load it */
-    int wgmma_split;           /* experimental (-fwgmma-split-stage): the swapped product's consumers
-                                * issue a stage's wgmmas in two groups, loading the second's
-                                * fragments while the first runs */
+    int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
+                                * consumers issue a stage's wgmmas in two groups, loading the second's
+                                * fragments while the first runs, where a stage has 8 wgmmas or more */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */

@@ -408,7 +408,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.unaligned = L->o->wgmma_unaligned;
         P.roles = L->o->wgmma_roles && P.producers == 2;
         P.round_b = P.roles && L->o->wgmma_round_b && (P.prec == PREC_TF32_RNA || P.prec == PREC_TF32_RNE);
-        P.split = L->o->wgmma_split;
+        /* two wgmma groups per stage where each still holds 4 wgmmas or more
+         * (two 64-column blocks per consumer warpgroup): +3% at 128x256,
+         * -1 to -2% at 128x128 and for 3xtf32 (bench/NOTES.md v7) */
+        P.split = L->o->wgmma_split && P.blocks >= 2 && P.copies == 1;
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);

@@ -21,6 +21,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma_swapped = 1;
     o->wgmma_unaligned = 1; /* a loop of its own, taken only for misaligned operands (bench/NOTES.md v7) */
     o->wgmma_roles = 1;     /* 128x128 +17%, 128x256 +5% on the H200 (bench/NOTES.md v7) */
+    o->wgmma_split = 1;     /* where a stage has 8 wgmmas or more (lower_wgmma.c) */
     o->keep_llvm_ir = 1;
 }
 
@@ -144,6 +145,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fno-wgmma-roles");
     if (o->wgmma_round_b)
         sb_puts(out, " -fwgmma-round-b");
-    if (o->wgmma_split)
-        sb_puts(out, " -fwgmma-split-stage");
+    if (!o->wgmma_split)
+        sb_puts(out, " -fno-wgmma-split-stage");
 }

@@ -123,7 +123,7 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
                 precisions[(h >> 1) % 5], o.opt_level, o.line_info ? "" : " -g0",
                 o.wgmma_swapped ? "" : " -fno-wgmma-swapped", o.wgmma_hoist ? " -fwgmma-hoist" : "",
                 o.wgmma_unaligned ? "" : " -fno-wgmma-unaligned", o.wgmma_roles ? "" : " -fno-wgmma-roles",
-                o.wgmma_split ? " -fwgmma-split-stage" : "", o.wgmma_round_b ? " -fwgmma-round-b" : "", text);
+                o.wgmma_split ? "" : " -fno-wgmma-split-stage", o.wgmma_round_b ? " -fwgmma-round-b" : "", text);
         abort();
     }
     if (rc == 0) {
