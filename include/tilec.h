@@ -141,6 +141,34 @@ TILEC_API tilecResult tilecEventRecord(tilecEvent ev, tilecStream stream);
 TILEC_API tilecResult tilecEventElapsed(tilecEvent start, tilecEvent end, float *ms);
 TILEC_API tilecResult tilecEventDestroy(tilecEvent *ev);
 
+/* Autotuning: one configuration a kernel may run with (its source, with
+ * the tile shape and warps it was written for, its compile options, e.g.
+ * "--stages=3", and the launch grid that configuration needs). */
+typedef struct {
+    const char *src;
+    size_t len;
+    const char *name;         /* file name for messages; may be NULL */
+    int nopts;
+    const char *const *opts;
+    unsigned grid[3];
+} tilecTuneConfig;
+
+/* Picks the fastest of n configurations of kernel `kernel` on the problem
+ * that args describe, loads it into *mod and gives its index in *best.
+ * Each configuration is compiled (through the kernel cache), launched once
+ * to check it, then timed with device events: batches of launches of at
+ * least ~1 ms, the median of 5 after a warm-up (~0.1 s per configuration;
+ * the kernels run on args repeatedly, so they must not read what they
+ * write). A configuration that fails to compile or launch is skipped and
+ * noted in the runtime's log; TILEC_ERROR_NOT_FOUND when none runs. The
+ * choice is remembered under `key`, a shape class the caller names (e.g.
+ * "gemm f32 8192x8192x8192"), together with the configurations and the
+ * device: in the runtime and in the disk cache (<cache dir>/<hash>.tune),
+ * so a later call, in this process or another, loads the choice without
+ * timing. TILEC_TUNE_VERBOSE=1 prints each configuration's time to stderr. */
+TILEC_API tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfig *cfgs, unsigned n,
+                                    const char *kernel, void **args, unsigned *best, tilecModule *mod);
+
 #ifdef __cplusplus
 }
 #endif

@@ -36,6 +36,7 @@
 #include "runtime/cache.h"
 #include "runtime/cuda_api.h"
 #include "runtime/ptxas.h"
+#include "runtime/runtime.h"
 
 #if !defined(TILEC_VERSION) || !defined(TILEC_LLVM_VERSION)
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined"
@@ -66,6 +67,11 @@ struct tilecRuntime_st {
     StrBuf log;
     char label[320]; /* "NVIDIA H200 (sm_90)" */
     unsigned refs;   /* the user's handle + one per loaded module */
+    struct {         /* autotuning choices (runtime/autotune.c), the latest kept */
+        uint8_t key[32];
+        unsigned best;
+    } tuned[64];
+    unsigned ntuned;
 };
 
 struct tilecModule_st {
@@ -443,6 +449,35 @@ static tilecResult rt_done(tilecRuntime rt, tilecResult t, StrBuf *msg)
     }
     sb_free(msg);
     return t;
+}
+
+tilecResult tc_runtime_dead(tilecRuntime rt) { return rt->dead; }
+
+tilecResult tc_runtime_done(tilecRuntime rt, tilecResult t, StrBuf *msg) { return rt_done(rt, t, msg); }
+
+const char *tc_runtime_cache_dir(tilecRuntime rt) { return rt->cache ? tc_cache_dir(rt->cache) : NULL; }
+
+int tc_runtime_tune_get(tilecRuntime rt, const uint8_t key[32], unsigned *best)
+{
+    int found = 0;
+    pthread_mutex_lock(&rt->mu);
+    unsigned n = rt->ntuned < 64 ? rt->ntuned : 64;
+    for (unsigned i = 0; i < n && !found; i++)
+        if (!memcmp(rt->tuned[i].key, key, 32)) {
+            *best = rt->tuned[i].best;
+            found = 1;
+        }
+    pthread_mutex_unlock(&rt->mu);
+    return found;
+}
+
+void tc_runtime_tune_put(tilecRuntime rt, const uint8_t key[32], unsigned best)
+{
+    pthread_mutex_lock(&rt->mu);
+    unsigned i = rt->ntuned++ % 64; /* a ring: the oldest choice goes first */
+    memcpy(rt->tuned[i].key, key, 32);
+    rt->tuned[i].best = best;
+    pthread_mutex_unlock(&rt->mu);
 }
 
 static void rt_release(tilecRuntime rt)

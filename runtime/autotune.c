@@ -1,0 +1,250 @@
+/*
+ * tilecAutotune (include/tilec.h): the fastest of a kernel's configurations
+ * on the caller's problem, timed once per shape class and remembered.
+ *
+ * Needs: the public API (modules, launches, events) and runtime/runtime.h
+ * (log, cache directory, the runtime's memory of choices).
+ * Guarantees: nothing exits; every configuration that fails is noted in
+ * the log and skipped; the modules of the losers are unloaded.
+ *
+ * The choice is keyed by SHA-256 over the caller's key, every
+ * configuration (source, options, grid), the kernel name, the device and
+ * this tilec's version, so a changed configuration list or a new tilec
+ * times again. On disk a record is a small text file written to a unique
+ * temporary name and renamed into place (as cache entries are); one that
+ * does not parse, or names a configuration beyond the list, is ignored and
+ * removed.
+ */
+#include "tilec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/autotune.h"
+#include "runtime/cache.h"
+#include "runtime/runtime.h"
+
+enum { BATCHES = 5, WARMUP_LAUNCHES = 3, MAX_BATCH_LAUNCHES = 4096 };
+
+void tc_tune_key(const char *key, const tilecTuneConfig *cfgs, unsigned n, const char *kernel, const char *device,
+                 uint8_t out[32])
+{
+    TcSha256 s;
+    tc_sha256_init(&s);
+    /* every field with its length, so that no two lists hash alike by concatenation */
+    const char *fixed[3] = {key, kernel, device};
+    for (int i = 0; i < 3; i++) {
+        uint64_t len = strlen(fixed[i]);
+        tc_sha256_update(&s, &len, sizeof len);
+        tc_sha256_update(&s, fixed[i], len);
+    }
+    const char *version = tilecVersion();
+    tc_sha256_update(&s, version, strlen(version) + 1);
+    for (unsigned c = 0; c < n; c++) {
+        uint64_t len = cfgs[c].len, nopts = (uint64_t)cfgs[c].nopts;
+        tc_sha256_update(&s, &len, sizeof len);
+        tc_sha256_update(&s, cfgs[c].src, cfgs[c].len);
+        tc_sha256_update(&s, &nopts, sizeof nopts);
+        for (int o = 0; o < cfgs[c].nopts; o++) {
+            uint64_t ol = strlen(cfgs[c].opts[o]);
+            tc_sha256_update(&s, &ol, sizeof ol);
+            tc_sha256_update(&s, cfgs[c].opts[o], ol);
+        }
+        tc_sha256_update(&s, cfgs[c].grid, sizeof cfgs[c].grid);
+    }
+    tc_sha256_final(&s, out);
+}
+
+static int record_path(const char *dir, const uint8_t key[32], char *buf, size_t size)
+{
+    char hex[65];
+    tc_hex(key, 32, hex);
+    int w = snprintf(buf, size, "%s/%s.tune", dir, hex);
+    return w > 0 && (size_t)w < size ? 0 : -1;
+}
+
+int tc_tune_record_read(const char *dir, const uint8_t key[32], unsigned n, unsigned *best)
+{
+    char path[4096];
+    if (!dir || record_path(dir, key, path, sizeof path))
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char text[128];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = 0;
+    unsigned b = 0;
+    char tail = 0;
+    if (sscanf(text, "tilec-tune 1 best %u%c", &b, &tail) != 2 || tail != '\n' || b >= n) {
+        remove(path); /* not a record this tilec wrote: time again */
+        return 0;
+    }
+    *best = b;
+    return 1;
+}
+
+int tc_tune_record_write(const char *dir, const uint8_t key[32], unsigned best)
+{
+    char path[4096], tmp[4200];
+    if (!dir || record_path(dir, key, path, sizeof path))
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    int bad = fprintf(f, "tilec-tune 1 best %u\n", best) < 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median milliseconds per launch of cfg's kernel, or a negative value with
+ * the reason in msg. */
+static float time_config(tilecRuntime rt, tilecModule mod, const char *kernel, const tilecTuneConfig *cfg, void **args,
+                         tilecEvent ev[2], StrBuf *msg)
+{
+    tilecResult r = TILEC_SUCCESS;
+    for (int i = 0; i < WARMUP_LAUNCHES && r == TILEC_SUCCESS; i++)
+        r = tilecLaunch(mod, kernel, cfg->grid, NULL, args);
+    if (r == TILEC_SUCCESS)
+        r = tilecSynchronize(rt);
+    /* launches per batch: about 1 ms, from one timed launch */
+    float one = 0;
+    if (r == TILEC_SUCCESS && (r = tilecEventRecord(ev[0], NULL)) == TILEC_SUCCESS &&
+        (r = tilecLaunch(mod, kernel, cfg->grid, NULL, args)) == TILEC_SUCCESS &&
+        (r = tilecEventRecord(ev[1], NULL)) == TILEC_SUCCESS)
+        r = tilecEventElapsed(ev[0], ev[1], &one);
+    unsigned per = one > 0 ? (unsigned)(1.0f / one) + 1 : 1;
+    per = per > MAX_BATCH_LAUNCHES ? MAX_BATCH_LAUNCHES : per;
+    float ms[BATCHES];
+    for (int bt = 0; bt < BATCHES && r == TILEC_SUCCESS; bt++) {
+        r = tilecEventRecord(ev[0], NULL);
+        for (unsigned i = 0; i < per && r == TILEC_SUCCESS; i++)
+            r = tilecLaunch(mod, kernel, cfg->grid, NULL, args);
+        if (r == TILEC_SUCCESS)
+            r = tilecEventRecord(ev[1], NULL);
+        if (r == TILEC_SUCCESS)
+            r = tilecEventElapsed(ev[0], ev[1], &ms[bt]);
+        ms[bt] /= (float)per;
+    }
+    if (r != TILEC_SUCCESS) {
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        sb_printf(msg, "%s (%s)", tilecGetErrorString(r), log);
+        return -1;
+    }
+    qsort(ms, BATCHES, sizeof ms[0], cmp_float);
+    return ms[BATCHES / 2];
+}
+
+static void progress(const char *key, unsigned c, unsigned n, const tilecTuneConfig *cfg, const char *what)
+{
+    static const char *const none = "";
+    fprintf(stderr, "tilec autotune [%s] %u/%u %s", key, c + 1, n, cfg->name ? cfg->name : none);
+    for (int o = 0; o < cfg->nopts; o++)
+        fprintf(stderr, " %s", cfg->opts[o]);
+    fprintf(stderr, ": %s\n", what);
+}
+
+tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfig *cfgs, unsigned n,
+                          const char *kernel, void **args, unsigned *best, tilecModule *mod)
+{
+    if (!rt || !key || !cfgs || !n || !kernel || !best || !mod)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *mod = NULL;
+    if (tc_runtime_dead(rt))
+        return tc_runtime_dead(rt);
+    for (unsigned c = 0; c < n; c++)
+        if (!cfgs[c].src || (cfgs[c].nopts && !cfgs[c].opts) || cfgs[c].nopts < 0)
+            return TILEC_ERROR_INVALID_ARGUMENT;
+    const char *device = "";
+    tilecRuntimeDeviceName(rt, &device);
+    uint8_t h[32];
+    tc_tune_key(key, cfgs, n, kernel, device, h);
+    const char *dir = tc_runtime_cache_dir(rt);
+    const char *verbose_env = getenv("TILEC_TUNE_VERBOSE");
+    int verbose = verbose_env && verbose_env[0] && strcmp(verbose_env, "0");
+    StrBuf msg;
+    sb_init(&msg);
+
+    /* remembered: load the choice */
+    unsigned b;
+    if (tc_runtime_tune_get(rt, h, &b) || tc_tune_record_read(dir, h, n, &b)) {
+        tilecResult r = tilecModuleLoadSource(rt, cfgs[b].src, cfgs[b].len, cfgs[b].name, cfgs[b].nopts, cfgs[b].opts, mod);
+        if (r == TILEC_SUCCESS) {
+            tc_runtime_tune_put(rt, h, b);
+            *best = b;
+            if (verbose)
+                progress(key, b, n, &cfgs[b], "remembered");
+            sb_printf(&msg, "autotune [%s]: configuration %u of %u, remembered\n", key, b + 1, n);
+            return tc_runtime_done(rt, TILEC_SUCCESS, &msg);
+        }
+        /* it no longer loads (a driver change): time them all again */
+    }
+
+    tilecEvent ev[2] = {NULL, NULL};
+    tilecResult r = tilecEventCreate(rt, &ev[0]);
+    if (r == TILEC_SUCCESS)
+        r = tilecEventCreate(rt, &ev[1]);
+    if (r != TILEC_SUCCESS) {
+        tilecEventDestroy(&ev[0]);
+        sb_free(&msg);
+        return r; /* the log says why */
+    }
+    float best_ms = -1;
+    unsigned bi = 0;
+    for (unsigned c = 0; c < n; c++) {
+        tilecModule m = NULL;
+        StrBuf why;
+        sb_init(&why);
+        float ms = -1;
+        r = tilecModuleLoadSource(rt, cfgs[c].src, cfgs[c].len, cfgs[c].name, cfgs[c].nopts, cfgs[c].opts, &m);
+        if (r != TILEC_SUCCESS) {
+            const char *log = "";
+            tilecRuntimeGetLog(rt, &log);
+            sb_printf(&why, "%s (%s)", tilecGetErrorString(r), log);
+        } else {
+            ms = time_config(rt, m, kernel, &cfgs[c], args, ev, &why);
+        }
+        char line[64];
+        snprintf(line, sizeof line, "%.4f ms", ms);
+        if (verbose)
+            progress(key, c, n, &cfgs[c], ms < 0 ? (why.data ? why.data : "failed") : line);
+        if (ms < 0)
+            sb_printf(&msg, "autotune [%s]: configuration %u skipped: %s\n", key, c + 1, why.data ? why.data : "");
+        sb_free(&why);
+        if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
+            tilecModuleUnload(mod);
+            *mod = m;
+            best_ms = ms;
+            bi = c;
+        } else if (m) {
+            tilecModuleUnload(&m);
+        }
+    }
+    tilecEventDestroy(&ev[0]);
+    tilecEventDestroy(&ev[1]);
+    if (best_ms < 0) {
+        sb_printf(&msg, "autotune [%s]: none of the %u configurations ran\n", key, n);
+        return tc_runtime_done(rt, TILEC_ERROR_NOT_FOUND, &msg);
+    }
+    *best = bi;
+    tc_runtime_tune_put(rt, h, bi);
+    if (dir && tc_tune_record_write(dir, h, bi))
+        sb_printf(&msg, "autotune [%s]: could not write the record in %s (kept in memory)\n", key, dir);
+    sb_printf(&msg, "autotune [%s]: configuration %u of %u, %.4f ms\n", key, bi + 1, n, best_ms);
+    return tc_runtime_done(rt, TILEC_SUCCESS, &msg);
+}

@@ -1,0 +1,151 @@
+/*
+ * tilecAutotune on the GPU: three GEMM configurations (tile shapes and
+ * stages) of one kernel on a 1000x1100x300 problem (edges in every
+ * dimension). Checks that the chosen module computes the product (against
+ * fp64, TF32 bound), that a second call remembers the choice (in the
+ * runtime; then, from a fresh runtime, on disk) and that a configuration
+ * that does not compile is skipped and noted, not fatal. Runs with its own
+ * cache directory. Skips (77) without a GPU.
+ */
+#include "gpu_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *kernel_fmt =
+    "kernel @gemm(%%A: ptr<f32>, %%B: ptr<f32>, %%C: ptr<f32>, %%M: i32, %%N: i32, %%K: i32) warps(%d) {\n"
+    "  %%pm = program_id 0\n"
+    "  %%pn = program_id 1\n"
+    "  %%m0 = mul %%pm, %d\n"
+    "  %%n0 = mul %%pn, %d\n"
+    "  %%va = view %%A [%%M, %%K] strides [%%K, 1]\n"
+    "  %%vb = view %%B [%%K, %%N] strides [%%N, 1]\n"
+    "  %%vc = view %%C [%%M, %%N] strides [%%N, 1]\n"
+    "  %%z = zeros : tile<%dx%dxf32>\n"
+    "  %%acc = for %%k = 0 to %%K step 32 iter(%%c = %%z) {\n"
+    "    %%a = load %%va[%%m0, %%k] : tile<%dx32xf32>\n"
+    "    %%b = load %%vb[%%k, %%n0] : tile<32x%dxf32>\n"
+    "    %%d = dot %%a, %%b, %%c : tile<%dx%dxf32>\n"
+    "    yield %%d\n"
+    "  }\n"
+    "  store %%acc, %%vc[%%m0, %%n0]\n"
+    "}\n";
+
+enum { M = 1000, N = 1100, K = 300, NCFG = 4 };
+
+static int failures;
+static char dir[] = "/tmp/tilec-autotune-XXXXXX";
+
+/* the test's cache directory goes, whether the test ran or skipped */
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", dir);
+}
+
+static void expect(int ok, const char *what)
+{
+    printf("%s: %s\n", what, ok ? "ok" : "FAIL");
+    failures += !ok;
+}
+
+/* The runtime's log contains s. */
+static int log_has(tilecRuntime rt, const char *s)
+{
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    return strstr(log, s) != NULL;
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    atexit(remove_dir);
+    setenv("TILEC_CACHE_DIR", dir, 1);
+    setenv("TILEC_CACHE", "1", 1);
+    tilecRuntime rt = gpu_open();
+
+    static const int tiles[NCFG][3] = {{64, 64, 4}, {128, 128, 8}, {128, 256, 8}, {128, 128, 8}};
+    static const char *const stages3[] = {"--stages=3"}, *const bad[] = {"--stages=99"};
+    char src[NCFG][2048];
+    tilecTuneConfig cfg[NCFG];
+    for (int c = 0; c < NCFG; c++) {
+        int bm = tiles[c][0], bn = tiles[c][1];
+        snprintf(src[c], sizeof src[c], kernel_fmt, tiles[c][2], bm, bn, bm, bn, bm, bn, bm, bn);
+        cfg[c] = (tilecTuneConfig){src[c], strlen(src[c]), "gemm.tir", 0, NULL,
+                                   {(unsigned)((M + bm - 1) / bm), (unsigned)((N + bn - 1) / bn), 1}};
+    }
+    cfg[1].nopts = 1, cfg[1].opts = stages3;
+    cfg[3].nopts = 1, cfg[3].opts = bad; /* rejected by the compiler: skipped */
+
+    float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N), *C = malloc(sizeof(float) * M * N);
+    double *want = malloc(sizeof(double) * M * N);
+    if (!A || !B || !C || !want) {
+        fprintf(stderr, "FAIL: out of host memory\n");
+        return 1;
+    }
+    gpu_fill_f32(A, (size_t)M * K, 7, -1.0f, 1.0f);
+    gpu_fill_f32(B, (size_t)K * N, 8, -1.0f, 1.0f);
+    gpu_gemm_f64(M, N, K, A, K, B, N, want, N);
+    tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * M * K), dB = gpu_upload(rt, B, sizeof(float) * K * N);
+    tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * M * N);
+    int32_t m = M, n = N, k = K;
+    void *args[] = {&dA, &dB, &dC, &m, &n, &k};
+
+    /* first call: every configuration timed; the bad one skipped */
+    unsigned best = 99;
+    tilecModule mod = NULL;
+    GPU_CHECK(rt, tilecAutotune(rt, "gemm f32 1000x1100x300", cfg, NCFG, "gemm", args, &best, &mod));
+    printf("picked configuration %u\n", best + 1);
+    expect(best < 3, "a configuration that compiles is picked");
+    expect(log_has(rt, "configuration 4 skipped"), "the one that does not compile is noted");
+    gpu_poison(rt, dC, sizeof(float) * M * N);
+    GPU_CHECK(rt, tilecLaunch(mod, "gemm", cfg[best].grid, NULL, args));
+    gpu_download(rt, C, dC, sizeof(float) * M * N);
+    /* TF32 (RNA) inputs: |err| <= ~2^-10 relative per product, summed */
+    size_t bad_n = gpu_compare_f32("picked kernel vs fp64", C, want, (size_t)M * N, N, 2e-2, 2e-3);
+    expect(bad_n == 0, "the picked kernel computes the product");
+    GPU_CHECK(rt, tilecModuleUnload(&mod));
+
+    /* second call, same runtime: remembered, nothing timed */
+    unsigned again = 99;
+    GPU_CHECK(rt, tilecAutotune(rt, "gemm f32 1000x1100x300", cfg, NCFG, "gemm", args, &again, &mod));
+    expect(again == best && log_has(rt, "remembered"), "the same runtime remembers the choice");
+    GPU_CHECK(rt, tilecModuleUnload(&mod));
+
+    /* a fresh runtime: the record on disk */
+    gpu_close(&rt);
+    rt = gpu_open();
+    again = 99;
+    GPU_CHECK(rt, tilecAutotune(rt, "gemm f32 1000x1100x300", cfg, NCFG, "gemm", args, &again, &mod));
+    expect(again == best && log_has(rt, "remembered"), "a fresh runtime finds the record on disk");
+    GPU_CHECK(rt, tilecModuleUnload(&mod));
+
+    /* another key: timed again */
+    GPU_CHECK(rt, tilecAutotune(rt, "gemm f32 other", cfg, 3, "gemm", args, &again, &mod));
+    expect(!log_has(rt, "remembered"), "another key or configuration list is timed afresh");
+    GPU_CHECK(rt, tilecModuleUnload(&mod));
+
+    /* nothing runs: an error, not a crash */
+    tilecResult r = tilecAutotune(rt, "gemm f32 bad", &cfg[3], 1, "gemm", args, &again, &mod);
+    expect(r == TILEC_ERROR_NOT_FOUND && mod == NULL, "no configuration runs: TILEC_ERROR_NOT_FOUND");
+
+    tilecFree(rt, dA);
+    tilecFree(rt, dB);
+    tilecFree(rt, dC);
+    gpu_close(&rt);
+    free(A);
+    free(B);
+    free(C);
+    free(want);
+    printf("%s: %d failing check(s)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
