@@ -50,6 +50,9 @@ typedef struct {
     char arch[8];  /* tilec target; "-" for cuBLAS */
     Tile tile;
     int bf16;
+    int autotune;     /* a row whose tile tilecAutotune picks per shape among tiles[] */
+    Tile tiles[8];
+    int ntiles;
     Family fam;
     tilecModule mod;
     BenchCublasMode cmode;
@@ -69,7 +72,7 @@ typedef struct {
     Shape shapes[MAX_SHAPES];
     int nshapes;
     const char *modes, *archs, *cfg, *cfg_bf16, *tilec, *out, *compile_out;
-    int device, reps, sample_rows, compile_runs, jit_runs, no_cublas, compile_only, use_cache;
+    int device, reps, sample_rows, compile_runs, jit_runs, no_cublas, compile_only, use_cache, autotune;
     double batch_ms, target_ms, warm_ms, l2_mb;
     unsigned long long seed;
 } Opts;
@@ -109,6 +112,10 @@ static const char usage[] =
     "  --sample-rows=N     rows checked against fp64 (default 64)\n"
     "  --seed=N            input stream seed (default 1; B uses seed+1)\n"
     "  --device=N          GPU ordinal (default 0)\n"
+    "  --autotune          one more tilec row per mode and target: the tile\n"
+    "                      tilecAutotune picks among --cfg for each shape (its\n"
+    "                      progress on stderr; the choice kept in the kernel cache's\n"
+    "                      directory only with --use-cache)\n"
     "  --use-cache         use tilec's kernel cache (default: off, so the kernels\n"
     "                      timed are the ones this build compiles)\n"
     "  --tilec=PATH        the tilec command, for whole-process compile times\n"
@@ -201,6 +208,8 @@ static void parse_args(int argc, char **argv, Opts *o)
             o->no_cublas = 1;
         else if (!strcmp(a, "--use-cache"))
             o->use_cache = 1;
+        else if (!strcmp(a, "--autotune"))
+            o->autotune = 1;
         else if (!strcmp(a, "--compile-only"))
             o->compile_only = 1;
         else if ((v = opt_val(a, "--reps")))
@@ -583,22 +592,64 @@ static void tile_str(const Variant *v, char *buf, size_t n)
 {
     if (v->is_cublas)
         snprintf(buf, n, "-");
+    else if (v->autotune && !v->mod)
+        snprintf(buf, n, "auto");
     else
-        snprintf(buf, n, "%dx%dx%dw%d", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps);
+        snprintf(buf, n, "%s%dx%dx%dw%d", v->autotune ? "auto:" : "", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps);
+}
+
+/* The compile options of v's kernels (opts holds 2 + MAX_COPTS; a_opt and
+ * p_opt are their buffers); returns their count. */
+static int variant_opts(const Variant *v, const char **opts, char a_opt[32], char p_opt[48])
+{
+    snprintf(a_opt, 32, "--arch=%s", v->arch);
+    snprintf(p_opt, 48, "--precision=%s", v->bf16 ? "ieee" : v->mode);
+    opts[0] = a_opt;
+    opts[1] = p_opt;
+    for (int i = 0; i < nextra_copts; i++)
+        opts[2 + i] = extra_copts[i];
+    return 2 + nextra_copts;
 }
 
 static void build_tilec(Variant *v)
 {
     char src[4096], a_opt[32], p_opt[48];
+    const char *opts[2 + MAX_COPTS];
+    int nopts = variant_opts(v, opts, a_opt, p_opt);
     bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps);
-    snprintf(a_opt, sizeof a_opt, "--arch=%s", v->arch);
-    snprintf(p_opt, sizeof p_opt, "--precision=%s", v->bf16 ? "ieee" : v->mode);
-    const char *opts[2 + MAX_COPTS] = {a_opt, p_opt};
-    for (int i = 0; i < nextra_copts; i++)
-        opts[2 + i] = extra_copts[i];
-    tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", 2 + nextra_copts, opts, &v->mod);
+    tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &v->mod);
     if (r != TILEC_SUCCESS)
         snprintf(v->error, sizeof v->error, "%s: %s", tilecGetErrorString(r), rt_log());
+}
+
+/* An autotune row, for shape p: tilecAutotune picks among v->tiles on
+ * p's inputs and v takes the chosen tile and module. */
+static void tune_tilec(Variant *v, Problem *p)
+{
+    static char src[8][4096];
+    char a_opt[32], p_opt[48], key[96];
+    const char *opts[2 + MAX_COPTS];
+    int nopts = variant_opts(v, opts, a_opt, p_opt);
+    tilecTuneConfig cfg[8];
+    const Shape *s = &p->s;
+    for (int t = 0; t < v->ntiles; t++) {
+        const Tile *tl = &v->tiles[t];
+        bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps);
+        cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts,
+                                   {(unsigned)((s->M + tl->bm - 1) / tl->bm), (unsigned)((s->N + tl->bn - 1) / tl->bn), 1}};
+    }
+    snprintf(key, sizeof key, "bench gemm %s %s %dx%dx%d", v->mode, v->arch, s->M, s->N, s->K);
+    tilecDevicePtr a = v->bf16 ? p->dA16[0] : p->dA[0], b = v->bf16 ? p->dB16[0] : p->dB[0];
+    int32_t M = s->M, N = s->N, K = s->K, lda = K, ldb = N, ldc = N;
+    void *args[] = {&a, &b, &p->dC, &M, &N, &K, &lda, &ldb, &ldc};
+    tilecModuleUnload(&v->mod);
+    v->error[0] = 0;
+    unsigned best = 0;
+    tilecResult r = tilecAutotune(rt, key, cfg, (unsigned)v->ntiles, "gemm", args, &best, &v->mod);
+    if (r != TILEC_SUCCESS)
+        snprintf(v->error, sizeof v->error, "tilecAutotune: %s: %s", tilecGetErrorString(r), rt_log());
+    else
+        v->tile = v->tiles[best];
 }
 
 static int add_tilec_variants(Variant *vs, int n, const Opts *o, const char *mode, const char *cfgs)
@@ -625,6 +676,20 @@ static int add_tilec_variants(Variant *vs, int n, const Opts *o, const char *mod
             build_tilec(v);
             if (v->error[0])
                 fprintf(stderr, "  not built: %s\n", v->error);
+            n++;
+        }
+        int first = n - 1; /* this target's variants end here */
+        while (first > 0 && !vs[first - 1].is_cublas && !strcmp(vs[first - 1].mode, mode) &&
+               !strcmp(vs[first - 1].arch, archs[a]))
+            first--;
+        if (o->autotune && n < MAX_VARIANTS && n - first >= 2) { /* the row tilecAutotune picks for */
+            Variant *v = &vs[n];
+            *v = vs[first];
+            v->mod = NULL;
+            v->error[0] = 0;
+            v->autotune = 1;
+            for (int i = first; i < n && v->ntiles < 8; i++)
+                v->tiles[v->ntiles++] = vs[i].tile;
             n++;
         }
     }
@@ -777,6 +842,8 @@ int main(int argc, char **argv)
      * entries left by another build of the same version */
     if (!o.use_cache)
         setenv("TILEC_CACHE", "0", 1);
+    if (o.autotune) /* the autotuner's progress on the terminal */
+        setenv("TILEC_TUNE_VERBOSE", "1", 0);
     tilecResult r = tilecRuntimeCreate(&rt, o.device);
     if (r == TILEC_ERROR_NO_DRIVER || r == TILEC_ERROR_NO_DEVICE) {
         int n = (int)strcspn(rt_log(), "\n");
@@ -833,6 +900,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < nv; i++) {
             Row *row = &rows[nrows++];
             char tile[32];
+            if (vs[i].autotune)
+                tune_tilec(&vs[i], &p);
             tile_str(&vs[i], tile, sizeof tile);
             fprintf(stderr, "  %-6s %-10s %-6s %-13s", vs[i].is_cublas ? "cublas" : "tilec", vs[i].mode, vs[i].arch,
                     tile);
