@@ -164,6 +164,31 @@ void lower_LOAD(Lower *L, uint32_t i)
     lw_set(L, in->result, (LVal){.kind = LV_TILE, .regs = regs, .lay = lay});
 }
 
+/* Stores the tile's registers: checked, each behind a branch on its bounds
+ * (and on own, where not NULL); else unconditionally. */
+static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, LLVMValueRef *regs, LLVMValueRef row0,
+                       LLVMValueRef col0, LLVMValueRef own, int checked)
+{
+    Coords cc = {0};
+    for (uint32_t r = 0; r < layout_nregs(lay); r++) {
+        LLVMValueRef ok;
+        LLVMValueRef addr = element(L, &cc, x, e, lay, r, row0, col0, 0, &ok);
+        if (!checked) {
+            LLVMBuildStore(L->b, regs[r], addr);
+            continue;
+        }
+        if (own)
+            ok = LLVMBuildAnd(L->b, ok, own, "");
+        LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "st");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+        LLVMBuildCondBr(L->b, ok, yes, next);
+        LLVMPositionBuilderAtEnd(L->b, yes);
+        LLVMBuildStore(L->b, regs[r], addr);
+        LLVMBuildBr(L->b, next);
+        LLVMPositionBuilderAtEnd(L->b, next);
+    }
+}
+
 void lower_STORE(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
@@ -198,27 +223,10 @@ void lower_STORE(Lower *L, uint32_t i)
     LLVMBasicBlockRef edge = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.edge");
     LLVMBuildCondBr(L->b, inside, whole, edge);
     LLVMPositionBuilderAtEnd(L->b, whole);
-    Coords cw = {0};
-    for (uint32_t r = 0; r < layout_nregs(&lay); r++) {
-        LLVMValueRef ok;
-        LLVMBuildStore(L->b, regs[r], element(L, &cw, &x, e, &lay, r, row0, col0, 0, &ok));
-    }
+    store_regs(L, &x, e, &lay, regs, row0, col0, NULL, 0);
     LLVMBuildBr(L->b, done);
     LLVMPositionBuilderAtEnd(L->b, edge);
-    Coords cc = {0};
-    for (uint32_t r = 0; r < layout_nregs(&lay); r++) {
-        LLVMValueRef ok;
-        LLVMValueRef addr = element(L, &cc, &x, e, &lay, r, row0, col0, 0, &ok);
-        if (own)
-            ok = LLVMBuildAnd(L->b, ok, own, "");
-        LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "st");
-        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
-        LLVMBuildCondBr(L->b, ok, yes, next);
-        LLVMPositionBuilderAtEnd(L->b, yes);
-        LLVMBuildStore(L->b, regs[r], addr);
-        LLVMBuildBr(L->b, next);
-        LLVMPositionBuilderAtEnd(L->b, next);
-    }
+    store_regs(L, &x, e, &lay, regs, row0, col0, own, 1);
     LLVMBuildBr(L->b, done);
     LLVMPositionBuilderAtEnd(L->b, done);
 }
