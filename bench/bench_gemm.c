@@ -64,6 +64,7 @@ typedef struct {
     Shape s;
     double ms_med, ms_min, ms_max, tflops, ratio, err;
     double host_us; /* host time to issue one launch into an empty queue */
+    char tile[32];  /* the tile as run (an autotune row's differs by shape) */
     long launches;
     char status[160];
 } Row;
@@ -735,7 +736,7 @@ static void print_rows(FILE *f, const Row *rows, int n, int csv)
     for (int i = 0; i < n; i++) {
         const Row *r = &rows[i];
         char tile[32], shape[48];
-        tile_str(r->v, tile, sizeof tile);
+        snprintf(tile, sizeof tile, "%s", r->tile);
         snprintf(shape, sizeof shape, "%dx%dx%d", r->s.M, r->s.N, r->s.K);
         const char *impl = r->v->is_cublas ? "cublas" : "tilec";
         if (csv)
@@ -906,6 +907,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "  %-6s %-10s %-6s %-13s", vs[i].is_cublas ? "cublas" : "tilec", vs[i].mode, vs[i].arch,
                     tile);
             run_row(&vs[i], &p, &o, row);
+            snprintf(row->tile, sizeof row->tile, "%s", tile);
             fprintf(stderr, " %9.4f ms %8.1f TFLOP/s  x%.3f  err %.2e  %s\n", row->ms_med, row->tflops, row->ratio,
                     row->err, row->status);
         }
