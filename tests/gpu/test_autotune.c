@@ -121,9 +121,15 @@ int main(void)
     expect(again == best && log_has(rt, "remembered"), "the same runtime remembers the choice");
     GPU_CHECK(rt, tilecModuleUnload(&mod));
 
-    /* a fresh runtime: the record on disk */
+    /* a fresh runtime: the record on disk (the buffers go with the old
+     * runtime's context: upload them again) */
+    tilecFree(rt, dA);
+    tilecFree(rt, dB);
+    tilecFree(rt, dC);
     gpu_close(&rt);
     rt = gpu_open();
+    dA = gpu_upload(rt, A, sizeof(float) * M * K), dB = gpu_upload(rt, B, sizeof(float) * K * N);
+    dC = gpu_alloc(rt, sizeof(float) * M * N);
     again = 99;
     GPU_CHECK(rt, tilecAutotune(rt, "gemm f32 1000x1100x300", cfg, NCFG, "gemm", args, &again, &mod));
     expect(again == best && log_has(rt, "remembered"), "a fresh runtime finds the record on disk");
