@@ -6,7 +6,6 @@
 #include "compiler/lower.h"
 
 #include <llvm-c/Support.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -45,11 +44,9 @@ static void init_nvptx(void)
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
-#if LLVM_VERSION_MAJOR >= 17 && LLVM_VERSION_MAJOR <= 22
-    /* only where the option is known to exist: LLVM's parser exits the
-     * process on an unknown one */
+    /* the C API parses with a null error stream: an LLVM without one of
+     * these options ignores it (no message, no exit) */
     LLVMParseCommandLineOptions(sizeof llvm_args / sizeof llvm_args[0], llvm_args, NULL);
-#endif
 }
 
 static double now_ms(void)

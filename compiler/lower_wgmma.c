@@ -290,8 +290,11 @@ void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *a
 }
 
 /* n wgmmas m64 x wn x k8 (tf32), each on per accumulators, in one asm
- * statement on acc (nacc registers) that also waits for them, so that
- * nothing touches the accumulators while they are in flight. */
+ * statement on acc (nacc registers), committed as a group. With wait, the
+ * statement waits for every group, so nothing touches the accumulators
+ * while they are in flight; without (the first group of a split stage),
+ * the next group on the same accumulators must follow before any other
+ * use of them (wgmmas in order may chain on in-flight accumulators). */
 void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
                         uint32_t nacc, int wait)
 {

@@ -11,21 +11,27 @@
  * 128-byte rows are not worth one each; bench/NOTES.md v6a), all completed
  * on the stage's `landed` barrier (bytes by expect_tx, cp.async through
  * cp.async.mbarrier.arrive.noinc); then they round (or split) A in place,
- * fence it for the async proxy and release it on full[]. The consumers round
- * B as they load their fragments; raw B rows are padded by 32 bytes so a
- * warp's fragment reads hit 32 distinct banks. Tiles not wholly inside the
- * matrix or not 16-byte aligned are copied element by element (src-size 0
- * outside: zeros, nothing read); -fwgmma-unaligned copies those inside the
- * matrix without per-element checks. The accumulators are C^T's MMA layout:
- * C gets the transposed MMA layout (lower.h).
+ * fence it for the async proxy and release it on full[]. With two producer
+ * warpgroups (the default roles) one issues every step's copies and the
+ * other rounds every step; otherwise each does both for every other step.
+ * The consumers round B as they load their fragments (-fwgmma-round-b: the
+ * rounding warpgroup rounds it in place instead); raw B rows are padded by
+ * 32 bytes so a warp's fragment reads hit 32 distinct banks. Tiles not
+ * wholly inside the matrix or not 16-byte aligned are copied element by
+ * element (src-size 0 outside: zeros, nothing read); where A or B is
+ * misaligned (odd strides) the copies run in a loop version of their own
+ * that copies the tiles inside the matrix without per-element checks. The
+ * accumulators are C^T's MMA layout: C gets the transposed MMA layout
+ * (lower.h).
  */
 
 #include "compiler/lower_wgmma.h"
 
 #include <string.h>
 
-/* The swapped product's producer warpgroups: two, each taking every other
- * step, where the stages allow (P * lag < stages) and the registers: tf32
+/* The swapped product's producer warpgroups: two (one copying, one
+ * rounding, or with -fno-wgmma-roles each taking every other step), where
+ * the stages allow (P * lag < stages) and the registers: tf32
  * modes (one copy of A to make), and wgmmas of N <= 128 (with 512 threads
  * the program holds 128 registers at entry, and ptxas wants every
  * instruction to fit in that: m64n256 needs 158). */

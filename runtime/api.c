@@ -455,27 +455,36 @@ tilecResult tc_runtime_dead(tilecRuntime rt) { return rt->dead; }
 
 tilecResult tc_runtime_done(tilecRuntime rt, tilecResult t, StrBuf *msg) { return rt_done(rt, t, msg); }
 
-const char *tc_runtime_cache_dir(tilecRuntime rt) { return rt->cache ? tc_cache_dir(rt->cache) : NULL; }
+TcCache *tc_runtime_cache(tilecRuntime rt) { return rt->cache; }
+
+/* The slot of key among the remembered choices, -1 if none; under rt->mu. */
+static int tune_slot(tilecRuntime rt, const uint8_t key[32])
+{
+    unsigned n = rt->ntuned < 64 ? rt->ntuned : 64;
+    for (unsigned i = 0; i < n; i++)
+        if (!memcmp(rt->tuned[i].key, key, 32))
+            return (int)i;
+    return -1;
+}
 
 int tc_runtime_tune_get(tilecRuntime rt, const uint8_t key[32], unsigned *best)
 {
-    int found = 0;
     pthread_mutex_lock(&rt->mu);
-    unsigned n = rt->ntuned < 64 ? rt->ntuned : 64;
-    for (unsigned i = 0; i < n && !found; i++)
-        if (!memcmp(rt->tuned[i].key, key, 32)) {
-            *best = rt->tuned[i].best;
-            found = 1;
-        }
+    int i = tune_slot(rt, key);
+    if (i >= 0)
+        *best = rt->tuned[i].best;
     pthread_mutex_unlock(&rt->mu);
-    return found;
+    return i >= 0;
 }
 
 void tc_runtime_tune_put(tilecRuntime rt, const uint8_t key[32], unsigned best)
 {
     pthread_mutex_lock(&rt->mu);
-    unsigned i = rt->ntuned++ % 64; /* a ring: the oldest choice goes first */
-    memcpy(rt->tuned[i].key, key, 32);
+    int i = tune_slot(rt, key);
+    if (i < 0) { /* a new key: the next slot of a ring, the oldest choice goes first */
+        i = (int)(rt->ntuned++ % 64);
+        memcpy(rt->tuned[i].key, key, 32);
+    }
     rt->tuned[i].best = best;
     pthread_mutex_unlock(&rt->mu);
 }

@@ -10,17 +10,18 @@
  * The choice is keyed by SHA-256 over the caller's key, every
  * configuration (source, options, grid), the kernel name, the device and
  * this tilec's version, so a changed configuration list or a new tilec
- * times again. On disk a record is a small text file written to a unique
- * temporary name and renamed into place (as cache entries are); one that
- * does not parse, or names a configuration beyond the list, is ignored and
- * removed.
+ * times again. On disk a record is a small text file written as cache
+ * entries are (tc_cache_write_file); one that does not parse, or names a
+ * configuration beyond the list, is ignored and removed. A configuration
+ * that does not compile is skipped; one whose launch fails is skipped if
+ * the context survives (then the choice is kept in memory only, since the
+ * failure may be passing), and ends the tuning with its error if not.
  */
 #include "tilec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "runtime/autotune.h"
 #include "runtime/cache.h"
@@ -87,22 +88,14 @@ int tc_tune_record_read(const char *dir, const uint8_t key[32], unsigned n, unsi
     return 1;
 }
 
-int tc_tune_record_write(const char *dir, const uint8_t key[32], unsigned best)
+int tc_tune_record_write(TcCache *cache, const uint8_t key[32], unsigned best)
 {
-    char path[4096], tmp[4200];
+    char path[4096], text[64];
+    const char *dir = cache ? tc_cache_dir(cache) : NULL;
     if (!dir || record_path(dir, key, path, sizeof path))
         return -1;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return -1;
-    int bad = fprintf(f, "tilec-tune 1 best %u\n", best) < 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    int n = snprintf(text, sizeof text, "tilec-tune 1 best %u\n", best);
+    return tc_cache_write_file(cache, path, text, (size_t)n) ? -1 : 0;
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -138,7 +131,8 @@ static float time_config(tilecRuntime rt, tilecModule mod, const char *kernel, c
             r = tilecEventRecord(ev[1], NULL);
         if (r == TILEC_SUCCESS)
             r = tilecEventElapsed(ev[0], ev[1], &ms[bt]);
-        ms[bt] /= (float)per;
+        if (r == TILEC_SUCCESS)
+            ms[bt] /= (float)per;
     }
     if (r != TILEC_SUCCESS) {
         const char *log = "";
@@ -165,16 +159,21 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
     if (!rt || !key || !cfgs || !n || !kernel || !best || !mod)
         return TILEC_ERROR_INVALID_ARGUMENT;
     *mod = NULL;
-    if (tc_runtime_dead(rt))
-        return tc_runtime_dead(rt);
-    for (unsigned c = 0; c < n; c++)
+    for (unsigned c = 0; c < n; c++) {
         if (!cfgs[c].src || (cfgs[c].nopts && !cfgs[c].opts) || cfgs[c].nopts < 0)
             return TILEC_ERROR_INVALID_ARGUMENT;
+        for (int o = 0; o < cfgs[c].nopts; o++)
+            if (!cfgs[c].opts[o])
+                return TILEC_ERROR_INVALID_ARGUMENT;
+    }
+    if (tc_runtime_dead(rt))
+        return tc_runtime_dead(rt);
     const char *device = "";
     tilecRuntimeDeviceName(rt, &device);
     uint8_t h[32];
     tc_tune_key(key, cfgs, n, kernel, device, h);
-    const char *dir = tc_runtime_cache_dir(rt);
+    TcCache *cache = tc_runtime_cache(rt);
+    const char *dir = cache ? tc_cache_dir(cache) : NULL;
     const char *verbose_env = getenv("TILEC_TUNE_VERBOSE");
     int verbose = verbose_env && verbose_env[0] && strcmp(verbose_env, "0");
     StrBuf msg;
@@ -206,7 +205,9 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
     }
     float best_ms = -1;
     unsigned bi = 0;
-    for (unsigned c = 0; c < n; c++) {
+    int passing = 0; /* a launch failed, the context survived: keep the choice in memory only */
+    tilecResult dead = TILEC_SUCCESS;
+    for (unsigned c = 0; c < n && dead == TILEC_SUCCESS; c++) {
         tilecModule m = NULL;
         StrBuf why;
         sb_init(&why);
@@ -218,6 +219,8 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
             sb_printf(&why, "%s (%s)", tilecGetErrorString(r), log);
         } else {
             ms = time_config(rt, m, kernel, &cfgs[c], args, ev, &why);
+            if (ms < 0 && (dead = tilecSynchronize(rt)) == TILEC_SUCCESS)
+                passing = 1;
         }
         char line[64];
         snprintf(line, sizeof line, "%.4f ms", ms);
@@ -237,13 +240,20 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
     }
     tilecEventDestroy(&ev[0]);
     tilecEventDestroy(&ev[1]);
+    if (dead != TILEC_SUCCESS) { /* the context is gone: nothing loaded can run */
+        tilecModuleUnload(mod);
+        sb_printf(&msg, "autotune [%s]: stopped: the device context failed (%s)\n", key, tilecGetErrorString(dead));
+        return tc_runtime_done(rt, dead, &msg);
+    }
     if (best_ms < 0) {
         sb_printf(&msg, "autotune [%s]: none of the %u configurations ran\n", key, n);
         return tc_runtime_done(rt, TILEC_ERROR_NOT_FOUND, &msg);
     }
     *best = bi;
     tc_runtime_tune_put(rt, h, bi);
-    if (dir && tc_tune_record_write(dir, h, bi))
+    if (passing)
+        sb_printf(&msg, "autotune [%s]: a launch failed: the choice is not written to disk\n", key);
+    else if (dir && tc_tune_record_write(cache, h, bi))
         sb_printf(&msg, "autotune [%s]: could not write the record in %s (kept in memory)\n", key, dir);
     sb_printf(&msg, "autotune [%s]: configuration %u of %u, %.4f ms\n", key, bi + 1, n, best_ms);
     return tc_runtime_done(rt, TILEC_SUCCESS, &msg);

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "runtime/cache.h"
 #include "tilec.h"
 
 /* SHA-256 over key, kernel, device, tilec's version and every
@@ -17,7 +18,8 @@ void tc_tune_key(const char *key, const tilecTuneConfig *cfgs, unsigned n, const
  * when it does not parse or names a configuration beyond n (then the file
  * is removed). */
 int tc_tune_record_read(const char *dir, const uint8_t key[32], unsigned n, unsigned *best);
-/* 0, or -1 when the record could not be written. */
-int tc_tune_record_write(const char *dir, const uint8_t key[32], unsigned best);
+/* Writes the record in cache's directory; 0, or -1 when it could not be
+ * written (no disk cache among the reasons). */
+int tc_tune_record_write(TcCache *cache, const uint8_t key[32], unsigned best);
 
 #endif

@@ -759,6 +759,11 @@ static int disk_put(TcCache *c, const char *path, const uint8_t *img, size_t n)
     }
 }
 
+int tc_cache_write_file(TcCache *c, const char *path, const void *data, size_t n)
+{
+    return c && c->dir ? disk_put(c, path, data, n) : ENOENT;
+}
+
 void tc_cache_put(TcCache *c, const TcCacheKey *k, const TcCacheEntry *e, StrBuf *log)
 {
     mem_put(c, k, e);

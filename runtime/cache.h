@@ -90,6 +90,10 @@ int tc_cache_get(TcCache *c, const TcCacheKey *k, TcCacheEntry *out, StrBuf *log
 void tc_cache_put(TcCache *c, const TcCacheKey *k, const TcCacheEntry *e, StrBuf *log);
 /* Forgets k in memory (for a cubin the driver refused) and removes its file. */
 void tc_cache_drop(TcCache *c, const TcCacheKey *k);
+/* Writes n bytes to path (a file in the cache directory) as entries are
+ * written: a unique temporary name, fsync, rename into place. 0, or an
+ * errno (ENOENT when there is no disk cache). */
+int tc_cache_write_file(TcCache *c, const char *path, const void *data, size_t n);
 /* The entry's file name; 0, or -1 when there is no disk cache. */
 int tc_cache_entry_path(const TcCache *c, const TcCacheKey *k, char *buf, size_t size);
 

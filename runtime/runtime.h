@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "compiler/compiler.h"
+#include "runtime/cache.h"
 #include "tilec.h"
 
 /* The error the runtime was created with, TILEC_SUCCESS if it works. */
@@ -15,8 +16,8 @@ tilecResult tc_runtime_dead(tilecRuntime rt);
 /* The end of a call on rt: a failure replaces the log with msg, notes of a
  * success are appended; msg is freed. Returns t. */
 tilecResult tc_runtime_done(tilecRuntime rt, tilecResult t, StrBuf *msg);
-/* The disk cache directory, NULL when the cache is in memory only. */
-const char *tc_runtime_cache_dir(tilecRuntime rt);
+/* The kernel cache (its directory: tc_cache_dir, NULL when in memory only). */
+TcCache *tc_runtime_cache(tilecRuntime rt);
 /* Autotuning choices by key hash: get returns 1 and *best when known. */
 int tc_runtime_tune_get(tilecRuntime rt, const uint8_t key[32], unsigned *best);
 void tc_runtime_tune_put(tilecRuntime rt, const uint8_t key[32], unsigned best);
