@@ -46,7 +46,7 @@ static const char usage[] =
     "                       the other rounds every step)\n"
     "  -fwgmma-round-b      experimental: B rounded in place by the rounding\n"
     "                       warpgroup (tf32-rna/rne), not by the consumers\n"
-    "                       (measured ~12% slower at 128x256)\n"
+    "                       (measured ~10% slower at 128x256)\n"
     "  -fno-wgmma-split-stage  sm_90a: a stage's wgmmas in one group (default:\n"
     "                       two, the second's operands loaded while the first\n"
     "                       runs, where a stage has 8 wgmmas or more)\n"
