@@ -36,6 +36,7 @@ typedef struct {
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
+    TirDefines defines;        /* -DNAME=VALUE: the source's $NAME constants (tile shapes, ...) */
     int keep_llvm_ir;          /* print the LLVM IR into TcResult.llvm_ir (default on; the command line
                                 * turns it off unless --emit=llvm: printing the GEMM's module is ~3 ms) */
 } TcOptions;

@@ -81,6 +81,14 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         o->precision = p;
         return 0;
     }
+    if (starts(opt, "-D", &v)) {
+        const char *why;
+        if (tir_define(&o->defines, v, &why)) {
+            sb_printf(err, "error: bad define '%s': %s (e.g. -DBM=128)\n", opt, why);
+            return -1;
+        }
+        return 0;
+    }
     if (opt[0] == '-' && opt[1] == 'O' && opt[2] >= '0' && opt[2] <= '3' && opt[3] == 0) {
         o->opt_level = opt[2] - '0';
         return 0;
@@ -147,4 +155,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-round-b");
     if (!o->wgmma_split)
         sb_puts(out, " -fno-wgmma-split-stage");
+    for (int i = 0; i < o->defines.n; i++)
+        sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

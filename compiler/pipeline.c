@@ -74,7 +74,7 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     }
 
     double t0 = now_ms();
-    if (tir_parse(m, src, len, &d) != 0 || d.nerrors)
+    if (tir_parse_defs(m, src, len, &opts->defines, &d) != 0 || d.nerrors)
         goto done;
     if (verify_after(m, opts, "parse", &d))
         goto done;

@@ -229,10 +229,28 @@ void diag_note(Diag *d, TirLoc loc, const char *fmt, ...)
 
 /* ---- front end and checks ----------------------------------------------- */
 
+/* Named integer constants that a source uses as $NAME or ${NAME} wherever
+ * an integer may stand, tile shapes included (tile<${BM}x32xf32>): one
+ * source, many tile shapes (the command's -DNAME=VALUE). */
+enum { TIR_MAX_DEFINES = 16, TIR_DEFINE_NAME = 32 };
+typedef struct {
+    char name[TIR_DEFINE_NAME]; /* [A-Za-z_][A-Za-z0-9_]* */
+    char text[24];              /* the value as written back: decimal */
+    int64_t value;
+} TirDefine;
+typedef struct {
+    TirDefine d[TIR_MAX_DEFINES];
+    int n;
+} TirDefines;
+/* Sets name=value (s: "NAME=VALUE", decimal VALUE) in defs, replacing an
+ * earlier value of the name. 0, or -1 with why (a static string). */
+int tir_define(TirDefines *defs, const char *s, const char **why);
+
 /* Parses .tir source (not necessarily NUL-terminated) into m. Returns 0 on
  * success; otherwise the number of errors, each reported to d. Never reads
- * past src+len, never aborts, bounded recursion. */
+ * past src+len, never aborts, bounded recursion. defs may be NULL. */
 int tir_parse(TirModule *m, const char *src, size_t len, Diag *d);
+int tir_parse_defs(TirModule *m, const char *src, size_t len, const TirDefines *defs, Diag *d);
 
 /* Prints the module in the textual form tir_parse reads back (round trip). */
 void tir_print(const TirModule *m, StrBuf *out);

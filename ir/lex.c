@@ -194,6 +194,33 @@ void lex_next(P *p)
             lex_string(p, &t);
             break;
         }
+        if (c == '$') { /* $NAME or ${NAME}: a defined integer */
+            int brace = at(p, 1) == '{';
+            size_t n = 1 + (size_t)brace, n0 = n;
+            while (is_alpha(at(p, n)) || is_digit(at(p, n)))
+                n++;
+            size_t len = n - n0;
+            if (brace && at(p, n) == '}')
+                n++;
+            else if (brace)
+                len = 0; /* unclosed */
+            skip_n(p, n);
+            if (len == 0) {
+                lex_err(p, t.loc, brace ? "expected a name and '}' after '${'" : "expected a name after '$'");
+                continue;
+            }
+            const TirDefine *d = NULL;
+            for (int k = 0; p->defs && k < p->defs->n && !d; k++)
+                if (strlen(p->defs->d[k].name) == len && !memcmp(p->defs->d[k].name, t.s + n0, len))
+                    d = &p->defs->d[k];
+            if (!d) {
+                lex_err(p, t.loc, "'$%.*s' is not defined (define it with -D%.*s=VALUE)", (int)len, t.s + n0, (int)len,
+                        t.s + n0);
+                continue;
+            }
+            t.kind = T_INT, t.i = d->value, t.s = d->text, t.n = strlen(d->text);
+            break;
+        }
         if (is_digit(c) || is_alpha(c) || (c == '-' && (is_digit(at(p, 1)) || is_alpha(at(p, 1))))) {
             /* words and numbers: [A-Za-z0-9_.-]+, and '+' in a digit run's exponent */
             size_t n = 1;

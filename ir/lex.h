@@ -48,6 +48,7 @@ typedef struct { Tok name, val; } Attr;
 typedef struct TirParser {
     TirModule *m;
     Diag *d;
+    const TirDefines *defs; /* $NAME constants; may be NULL */
     const char *src;
     size_t len, pos;
     uint32_t line, col;

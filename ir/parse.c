@@ -30,6 +30,7 @@
  */
 #include "lex.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -926,10 +927,48 @@ static void parse_kernel(P *p)
     parse_block(p, body, 0, brace);
 }
 
-int tir_parse(TirModule *m, const char *src, size_t len, Diag *d)
+int tir_define(TirDefines *defs, const char *s, const char **why)
+{
+    const char *eq = s ? strchr(s, '=') : NULL;
+    size_t n = eq ? (size_t)(eq - s) : 0;
+    *why = "expected NAME=INTEGER";
+    if (!eq || n == 0 || n >= TIR_DEFINE_NAME || is_digit(s[0]))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!is_digit(s[i]) && !((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z') && s[i] != '_')
+            return -1;
+    const char *v = eq + 1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end || errno == ERANGE || !(is_digit(*v) || (*v == '-' && is_digit(v[1])))) {
+        *why = "the value must be a decimal integer that fits in 64 bits";
+        return -1;
+    }
+    int k = 0;
+    while (k < defs->n && (strlen(defs->d[k].name) != n || memcmp(defs->d[k].name, s, n)))
+        k++;
+    if (k == defs->n) {
+        if (defs->n == TIR_MAX_DEFINES) {
+            *why = "too many defines (at most 16)";
+            return -1;
+        }
+        defs->n++;
+    }
+    TirDefine *d = &defs->d[k];
+    memcpy(d->name, s, n);
+    d->name[n] = 0;
+    d->value = x;
+    snprintf(d->text, sizeof d->text, "%lld", x);
+    return 0;
+}
+
+int tir_parse(TirModule *m, const char *src, size_t len, Diag *d) { return tir_parse_defs(m, src, len, NULL, d); }
+
+int tir_parse_defs(TirModule *m, const char *src, size_t len, const TirDefines *defs, Diag *d)
 {
     char buf[64];
-    P p = {.m = m, .d = d, .src = src ? src : "", .len = src ? len : 0, .line = 1, .col = 1, .bol = 1,
+    P p = {.m = m, .d = d, .defs = defs, .src = src ? src : "", .len = src ? len : 0, .line = 1, .col = 1, .bol = 1,
            .err0 = d->nerrors, .prev_end = {1, 1}};
     int room = d->max_errors - d->nerrors;
     p.limit = d->nerrors + (room > 0 ? room : 1);

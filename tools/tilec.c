@@ -50,6 +50,8 @@ static const char usage[] =
     "  -fno-wgmma-split-stage  sm_90a: a stage's wgmmas in one group (default:\n"
     "                       two, the second's operands loaded while the first\n"
     "                       runs, where a stage has 8 wgmmas or more)\n"
+    "  -DNAME=VALUE         define $NAME (or ${NAME}) in the source as the integer\n"
+    "                       VALUE, e.g. tile<${BM}x32xf32> with -DBM=128\n"
     "  --stages=N           wgmma pipeline stages, 2..8 (default: as many as\n"
     "                       fit in shared memory, at most 4)\n"
     "  --no-verify          skip the IR verifier between passes\n"

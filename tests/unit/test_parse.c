@@ -543,7 +543,7 @@ static const struct {
     {"kernel @k() warps(3) {\n}\n", 1, 19, "warps must be 1, 2, 4, 8 or 16, got 3"},
     {H "  %a = const 3000000000 : i32\n}\n", 2, 14, "3000000000 does not fit in i32"},
     {H "  %a = const 99999999999999999999 : i64\n}\n", 2, 14, "does not fit in 64 bits"},
-    {H "  %a = add %n, $ 1\n}\n", 2, 16, "unexpected character '$'"},
+    {H "  %a = add %n, $ 1\n}\n", 2, 16, "expected a name after '$'"},
     {H "  %a = add %n, 1\n", 2, 17, "expected '}' to close the block opened at 1:52"},
     {H "  %c = add %n %n\n  %d = mul %c, 2\n}\n", 2, 14, "expected ',' between operands"},
     {H "  %z = zeros : tile<4x4xf32>\n  %r = for %i = 0 to %n step 1 iter(%c = %z) {\n    yield %n\n  }\n}\n", 4, 5,
@@ -961,6 +961,64 @@ START_TEST(check_for_yield)
 }
 END_TEST
 
+/* $NAME / ${NAME} constants (-DNAME=VALUE): tir_define's checks, the
+ * substitution, and the lexer's errors, each at the '$'. */
+START_TEST(defines)
+{
+    TirDefines defs = {0};
+    const char *why = NULL;
+    ck_assert_int_eq(tir_define(&defs, "BM=128", &why), 0);
+    ck_assert_int_eq(tir_define(&defs, "n_2=-3", &why), 0);
+    ck_assert_int_eq(tir_define(&defs, "BM=64", &why), 0); /* replaces */
+    ck_assert_int_eq(defs.n, 2);
+    ck_assert_str_eq(defs.d[0].text, "64");
+    static const char *const bad[] = {"BM", "=1", "9X=1", "B-M=1", "BM=", "BM=1x", "BM=0x10", "BM= 1",
+                                      "BM=99999999999999999999", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456=1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(tir_define(&defs, bad[i], &why) == -1 && why, "accepted '%s'", bad[i]);
+    ck_assert_int_eq(defs.n, 2);
+    TirDefines full = {0};
+    char def[16];
+    for (int i = 0; i < TIR_MAX_DEFINES; i++) {
+        snprintf(def, sizeof def, "D%d=%d", i, i);
+        ck_assert_int_eq(tir_define(&full, def, &why), 0);
+    }
+    ck_assert_int_eq(tir_define(&full, "ONE_MORE=1", &why), -1);
+
+    const char *src = "kernel @k(%A: ptr<f32>) warps($W) {\n"
+                      "  %va = view %A [${R}, 64] strides [64, 1]\n"
+                      "  %a = load %va[0, 0] : tile<${R}x64xf32>\n"
+                      "  %b = mul %a, %a\n"
+                      "  store %b, %va[0, 0]\n"
+                      "}\n";
+    TirDefines d2 = {0};
+    ck_assert_int_eq(tir_define(&d2, "R=32", &why), 0);
+    ck_assert_int_eq(tir_define(&d2, "W=8", &why), 0);
+    TirModule *m = tir_module_new("t.tir");
+    Diag d;
+    diag_init(&d, "t.tir", src, strlen(src));
+    ck_assert_int_eq(tir_parse_defs(m, src, strlen(src), &d2, &d), 0);
+    char *text = print_module(m);
+    ck_assert_msg(strstr(text, "warps(8)") && strstr(text, "[32, 64]") && strstr(text, "tile<32x64xf32>"), "%s", text);
+    free(text);
+    diag_free(&d);
+    tir_module_free(m);
+
+    static const struct {
+        const char *src, *want;
+    } errs[] = {
+        {"kernel @k() warps($W) {\n}\n", "t.tir:1:19: error: '$W' is not defined (define it with -DW=VALUE)"},
+        {"kernel @k() warps($) {\n}\n", "t.tir:1:19: error: expected a name after '$'"},
+        {"kernel @k() warps(${W) {\n}\n", "t.tir:1:19: error: expected a name and '}' after '${'"},
+    };
+    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+        Parsed r = parse(errs[i].src); /* no defines at all */
+        ck_assert_msg(r.nerr > 0 && strstr(log_of(&r), errs[i].want), "%s\n--- got:\n%s", errs[i].want, log_of(&r));
+        done(&r);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("parse");
@@ -995,6 +1053,7 @@ static Suite *suite(void)
     t = tcase_create("typecheck");
     tcase_add_test(t, check_inst_api);
     tcase_add_test(t, check_for_yield);
+    tcase_add_test(t, defines);
     suite_add_tcase(s, t);
     return s;
 }
