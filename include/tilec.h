@@ -143,7 +143,8 @@ TILEC_API tilecResult tilecEventDestroy(tilecEvent *ev);
 
 /* Autotuning: one configuration a kernel may run with (its source, with
  * the tile shape and warps it was written for, its compile options, e.g.
- * "--stages=3", and the launch grid that configuration needs). */
+ * "--stages=3" or "-DBM=128" for a source written with $BM, and the launch
+ * grid that configuration needs). */
 typedef struct {
     const char *src;
     size_t len;
