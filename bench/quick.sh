@@ -12,7 +12,7 @@
 #   SHAPES  (default 4096,8192)   MODES (default tf32-rna,3xtf32)
 #   CFG     (default 128x128x32w8,128x256x32w8)   ARCHS (default sm_90a)
 #   COPT    more compile options for tilec's kernels, space-separated
-#           (e.g. "-fwgmma-unaligned -fno-wgmma-swapped"; the GPU tests take them too)
+#           (e.g. "-fno-wgmma-roles -fno-wgmma-swapped"; the GPU tests take them too)
 #   NCU=1   profile the first tilec kernel of MODES/CFG at the first shape
 set -uo pipefail
 if [ $# -ne 2 ]; then
