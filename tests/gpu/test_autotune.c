@@ -1,6 +1,7 @@
 /*
  * tilecAutotune on the GPU: three GEMM configurations (tile shapes and
- * stages) of one kernel on a 1000x1100x300 problem (edges in every
+ * stages, from one source through -D constants) of one kernel on a
+ * 1000x1100x300 problem (edges in every
  * dimension). Checks that the chosen module computes the product (against
  * fp64, TF32 bound), that a second call remembers the choice (in the
  * runtime; then, from a fresh runtime, on disk) and that a configuration
@@ -15,23 +16,25 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *kernel_fmt =
-    "kernel @gemm(%%A: ptr<f32>, %%B: ptr<f32>, %%C: ptr<f32>, %%M: i32, %%N: i32, %%K: i32) warps(%d) {\n"
-    "  %%pm = program_id 0\n"
-    "  %%pn = program_id 1\n"
-    "  %%m0 = mul %%pm, %d\n"
-    "  %%n0 = mul %%pn, %d\n"
-    "  %%va = view %%A [%%M, %%K] strides [%%K, 1]\n"
-    "  %%vb = view %%B [%%K, %%N] strides [%%N, 1]\n"
-    "  %%vc = view %%C [%%M, %%N] strides [%%N, 1]\n"
-    "  %%z = zeros : tile<%dx%dxf32>\n"
-    "  %%acc = for %%k = 0 to %%K step 32 iter(%%c = %%z) {\n"
-    "    %%a = load %%va[%%m0, %%k] : tile<%dx32xf32>\n"
-    "    %%b = load %%vb[%%k, %%n0] : tile<32x%dxf32>\n"
-    "    %%d = dot %%a, %%b, %%c : tile<%dx%dxf32>\n"
-    "    yield %%d\n"
+/* One source for every configuration: the tile shape and warps are
+ * defined constants, filled in by each configuration's -D options. */
+static const char *kernel_src =
+    "kernel @gemm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32) warps($W) {\n"
+    "  %pm = program_id 0\n"
+    "  %pn = program_id 1\n"
+    "  %m0 = mul %pm, $BM\n"
+    "  %n0 = mul %pn, $BN\n"
+    "  %va = view %A [%M, %K] strides [%K, 1]\n"
+    "  %vb = view %B [%K, %N] strides [%N, 1]\n"
+    "  %vc = view %C [%M, %N] strides [%N, 1]\n"
+    "  %z = zeros : tile<${BM}x${BN}xf32>\n"
+    "  %acc = for %k = 0 to %K step 32 iter(%c = %z) {\n"
+    "    %a = load %va[%m0, %k] : tile<${BM}x32xf32>\n"
+    "    %b = load %vb[%k, %n0] : tile<32x${BN}xf32>\n"
+    "    %d = dot %a, %b, %c : tile<${BM}x${BN}xf32>\n"
+    "    yield %d\n"
     "  }\n"
-    "  store %%acc, %%vc[%%m0, %%n0]\n"
+    "  store %acc, %vc[%m0, %n0]\n"
     "}\n";
 
 enum { M = 1000, N = 1100, K = 300, NCFG = 4 };
@@ -78,18 +81,20 @@ int main(void)
     setenv("TILEC_CACHE", "1", 1);
     tilecRuntime rt = gpu_open();
 
-    static const int tiles[NCFG][3] = {{64, 64, 4}, {128, 128, 8}, {128, 256, 8}, {128, 128, 8}};
-    static const char *const stages3[] = {"--stages=3"}, *const bad[] = {"--stages=99"};
-    char src[NCFG][2048];
+    static const int tiles[NCFG][2] = {{64, 64}, {128, 128}, {128, 256}, {128, 128}};
+    static const char *const opts[NCFG][4] = {
+        {"-DBM=64", "-DBN=64", "-DW=4"},
+        {"-DBM=128", "-DBN=128", "-DW=8", "--stages=3"},
+        {"-DBM=128", "-DBN=256", "-DW=8"},
+        {"-DBM=128", "-DBN=128", "-DW=8", "--stages=99"}, /* rejected by the compiler: skipped */
+    };
+    static const int nopts[NCFG] = {3, 4, 3, 4};
     tilecTuneConfig cfg[NCFG];
     for (int c = 0; c < NCFG; c++) {
         int bm = tiles[c][0], bn = tiles[c][1];
-        snprintf(src[c], sizeof src[c], kernel_fmt, tiles[c][2], bm, bn, bm, bn, bm, bn, bm, bn);
-        cfg[c] = (tilecTuneConfig){src[c], strlen(src[c]), "gemm.tir", 0, NULL,
+        cfg[c] = (tilecTuneConfig){kernel_src, strlen(kernel_src), "gemm.tir", nopts[c], opts[c],
                                    {(unsigned)((M + bm - 1) / bm), (unsigned)((N + bn - 1) / bn), 1}};
     }
-    cfg[1].nopts = 1, cfg[1].opts = stages3;
-    cfg[3].nopts = 1, cfg[3].opts = bad; /* rejected by the compiler: skipped */
 
     float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N), *C = malloc(sizeof(float) * M * N);
     double *want = malloc(sizeof(double) * M * N);
