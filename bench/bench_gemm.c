@@ -417,18 +417,41 @@ static int problem_init(Problem *p, Shape s, const Opts *o, size_t l2, int want_
 
 /* ---- running one kernel --------------------------------------------------------- */
 
+/* The arguments of the generated gemm kernel for copy c of p's inputs
+ * (args points into the struct: keep it in place). */
+typedef struct {
+    tilecDevicePtr a, b;
+    int32_t M, N, K, lda, ldb, ldc;
+    void *args[9];
+} GemmArgs;
+
+static void gemm_args(GemmArgs *g, const Variant *v, Problem *p, int c)
+{
+    *g = (GemmArgs){.a = v->bf16 ? p->dA16[c] : p->dA[c], .b = v->bf16 ? p->dB16[c] : p->dB[c], .M = p->s.M,
+                    .N = p->s.N, .K = p->s.K, .lda = p->s.K, .ldb = p->s.N, .ldc = p->s.N};
+    void *args[9] = {&g->a, &g->b, &p->dC, &g->M, &g->N, &g->K, &g->lda, &g->ldb, &g->ldc};
+    memcpy(g->args, args, sizeof args);
+}
+
+/* One program per BM x BN tile of C. */
+static void gemm_grid(const Tile *t, const Shape *s, unsigned grid[3])
+{
+    grid[0] = (unsigned)((s->M + t->bm - 1) / t->bm);
+    grid[1] = (unsigned)((s->N + t->bn - 1) / t->bn);
+    grid[2] = 1;
+}
+
 static int launch(const Variant *v, Problem *p, long iter, char *why, size_t wn)
 {
     const Shape *s = &p->s;
     int c = (int)(iter % (v->bf16 ? p->ncopies16 : p->ncopies)); /* the input rotation */
-    tilecDevicePtr a = v->bf16 ? p->dA16[c] : p->dA[c], b = v->bf16 ? p->dB16[c] : p->dB[c];
+    GemmArgs g;
+    gemm_args(&g, v, p, c);
     if (v->is_cublas)
-        return bench_cublas_gemm(cublas, v->cmode, s->M, s->N, s->K, a, b, p->dC, why, wn);
-    int32_t M = s->M, N = s->N, K = s->K, lda = K, ldb = N, ldc = N;
-    void *args[] = {&a, &b, &p->dC, &M, &N, &K, &lda, &ldb, &ldc};
-    unsigned grid[3] = {(unsigned)((M + v->tile.bm - 1) / v->tile.bm), (unsigned)((N + v->tile.bn - 1) / v->tile.bn),
-                        1};
-    tilecResult r = tilecLaunch(v->mod, "gemm", grid, NULL, args);
+        return bench_cublas_gemm(cublas, v->cmode, s->M, s->N, s->K, g.a, g.b, p->dC, why, wn);
+    unsigned grid[3];
+    gemm_grid(&v->tile, s, grid);
+    tilecResult r = tilecLaunch(v->mod, "gemm", grid, NULL, g.args);
     if (r != TILEC_SUCCESS)
         snprintf(why, wn, "tilecLaunch: %s: %s", tilecGetErrorString(r), rt_log());
     return r != TILEC_SUCCESS;
@@ -636,17 +659,16 @@ static void tune_tilec(Variant *v, Problem *p)
     for (int t = 0; t < v->ntiles; t++) {
         const Tile *tl = &v->tiles[t];
         bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps);
-        cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts,
-                                   {(unsigned)((s->M + tl->bm - 1) / tl->bm), (unsigned)((s->N + tl->bn - 1) / tl->bn), 1}};
+        cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts, {0, 0, 0}};
+        gemm_grid(tl, s, cfg[t].grid);
     }
     snprintf(key, sizeof key, "bench gemm %s %s %dx%dx%d", v->mode, v->arch, s->M, s->N, s->K);
-    tilecDevicePtr a = v->bf16 ? p->dA16[0] : p->dA[0], b = v->bf16 ? p->dB16[0] : p->dB[0];
-    int32_t M = s->M, N = s->N, K = s->K, lda = K, ldb = N, ldc = N;
-    void *args[] = {&a, &b, &p->dC, &M, &N, &K, &lda, &ldb, &ldc};
+    GemmArgs g;
+    gemm_args(&g, v, p, 0);
     tilecModuleUnload(&v->mod);
     v->error[0] = 0;
     unsigned best = 0;
-    tilecResult r = tilecAutotune(rt, key, cfg, (unsigned)v->ntiles, "gemm", args, &best, &v->mod);
+    tilecResult r = tilecAutotune(rt, key, cfg, (unsigned)v->ntiles, "gemm", g.args, &best, &v->mod);
     if (r != TILEC_SUCCESS)
         snprintf(v->error, sizeof v->error, "tilecAutotune: %s: %s", tilecGetErrorString(r), rt_log());
     else
@@ -659,6 +681,7 @@ static int add_tilec_variants(Variant *vs, int n, const Opts *o, const char *mod
     for (size_t a = 0; a < 2; a++) {
         if (!in_list(o->archs, archs[a]))
             continue;
+        int first = n; /* this target's variants start here */
         for (const char *c = cfgs; *c && n < MAX_VARIANTS;) {
             Variant *v = &vs[n];
             int used = 0;
@@ -679,10 +702,6 @@ static int add_tilec_variants(Variant *vs, int n, const Opts *o, const char *mod
                 fprintf(stderr, "  not built: %s\n", v->error);
             n++;
         }
-        int first = n - 1; /* this target's variants end here */
-        while (first > 0 && !vs[first - 1].is_cublas && !strcmp(vs[first - 1].mode, mode) &&
-               !strcmp(vs[first - 1].arch, archs[a]))
-            first--;
         if (o->autotune && n < MAX_VARIANTS && n - first >= 2) { /* the row tilecAutotune picks for */
             Variant *v = &vs[n];
             *v = vs[first];

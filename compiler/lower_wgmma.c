@@ -231,6 +231,15 @@ LLVMValueRef wg_swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk)
                         "");
 }
 
+void wg_ld_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e)
+{
+    LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4);
+    LLVMValueRef ld = LLVMBuildLoad2(L->b, v4, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), base, &off, 1, ""), "");
+    LLVMSetAlignment(ld, 16);
+    for (uint32_t i = 0; i < 4; i++)
+        e[i] = LLVMBuildExtractElement(L->b, ld, c32(L, i), "");
+}
+
 void wg_st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e)
 {
     LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4);

@@ -31,13 +31,13 @@ typedef struct {
     LLVMValueRef nsteps;  /* i32 */
     LLVMValueRef lo;      /* i64: k of step 0 */
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
-    int swapped;          /* -fwgmma-swapped: the swapped product (see "the swapped product" below) */
-    int unaligned;        /* -fwgmma-unaligned: unchecked 4-byte copies of misaligned tiles inside */
+    int swapped;          /* the swapped product (default; -fno-wgmma-swapped: the older pipeline) */
+    int unaligned;        /* swapped: a producer loop of its own for misaligned operands (default) */
     int roles;            /* two producer warpgroups: one copies, the other rounds (-fno-wgmma-roles) */
     int round_b;          /* -fwgmma-round-b (with roles, tf32-rna/rne): B rounded in place by the
                            * rounding warpgroup, not by the consumers as they load it */
-    int split;            /* -fwgmma-split-stage: a stage's wgmmas in two groups, the second's
-                           * fragments loaded while the first runs */
+    int split;            /* a stage's wgmmas in two groups, the second's fragments loaded
+                           * while the first runs (default where a stage has 8 wgmmas or more) */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
 } Pipe;
@@ -88,6 +88,8 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
  * 128-byte swizzle: chunk ^ (row % 8). */
 LLVMValueRef wg_swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk);
 void wg_st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e);
+/* ... and its load: e[0..3] from base + off (16-byte aligned) */
+void wg_ld_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e);
 /* wgmma descriptor of a K-major, 128-byte swizzled operand at shared address a32 */
 LLVMValueRef wg_descriptor(Lower *L, LLVMValueRef a32);
 /* Inline PTX on the accumulators (operands 0..nacc-1, in place), then the

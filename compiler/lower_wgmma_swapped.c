@@ -135,7 +135,7 @@ static ACopy a_copy_terms(Pipe *P, const Access *xa, LLVMValueRef lt)
     return a;
 }
 
-/* -fwgmma-unaligned: a B tile inside the matrix but not 16-byte aligned
+/* The misaligned loop version: a B tile inside the matrix but not 16-byte aligned
  * (odd row strides) is copied element e = lt + 128i at a time in unchecked
  * 4-byte pieces (a warp reads 32 consecutive columns), then on to `join`;
  * the builder continues where the checked element path starts. */
@@ -318,50 +318,47 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
  * place, the others at the same offsets in theirs; thread lt takes 16-byte
  * chunks lt, lt + 128, .. (a warp 512 contiguous bytes). tf32-trunc leaves
  * it as it is: the tensor cores truncate. */
+/* Rounds (splits) n <= 4 16-byte chunks at ring offsets off[] in place;
+ * copy c > 0 of a chunk goes copy_bytes * c further. */
+static void swp_round_chunks(Pipe *P, const LLVMValueRef *off, uint32_t n, uint32_t copy_bytes)
+{
+    Lower *L = P->L;
+    LLVMValueRef v[16], o[3][16];
+    for (uint32_t i = 0; i < n; i++)
+        wg_ld_shared_v4(L, P->ring, off[i], &v[4 * i]);
+    wg_split_batch(P, v, 4 * n, o);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t c = 0; c < P->copies; c++)
+            wg_st_shared_v4(L, P->ring, c ? LLVMBuildAdd(L->b, off[i], c32(L, c * copy_bytes), "") : off[i], &o[c][4 * i]);
+}
+
 static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4), i8 = LLVMInt8TypeInContext(L->ctx);
     LLVMValueRef s = wg_wait_step(P, P->landed32, j, 0);
     LLVMValueRef off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, lt, c32(L, 4), ""), "");
     /* chunks per thread; none to round for tf32-trunc */
     uint32_t chunks = P->prec == PREC_TF32_TRUNC ? 0 : P->bm * ROW_BYTES / 16 / WARPGROUP;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
-        LLVMValueRef v[16], o[3][16];
+        LLVMValueRef off[4];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
-        for (uint32_t i = 0; i < n; i++) {
-            LLVMValueRef off = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
-            LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off, 1, ""), "");
-            LLVMSetAlignment(ld, 16);
-            for (uint32_t e = 0; e < 4; e++)
-                v[4 * i + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
-        }
-        wg_split_batch(P, v, 4 * n, o);
         for (uint32_t i = 0; i < n; i++)
-            for (uint32_t c = 0; c < P->copies; c++) {
-                uint32_t add = (i0 + i) * WARPGROUP * 16 + c * P->bm * ROW_BYTES;
-                wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off0, c32(L, add), ""), &o[c][4 * i]);
-            }
+            off[i] = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
+        swp_round_chunks(P, off, n, P->bm * ROW_BYTES);
     }
-    if (P->round_b) { /* B's rows in place too: chunk lt, lt + 128, .. of the tile */
+    if (P->round_b) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
         uint32_t per_row = P->bn / 4, chunks_b = 32 * per_row / WARPGROUP;
         LLVMValueRef b0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
         for (uint32_t i0 = 0; i0 < chunks_b; i0 += 4) {
-            LLVMValueRef v[16], o[3][16], off[4];
+            LLVMValueRef off[4];
             for (uint32_t i = 0; i < 4; i++) {
                 LLVMValueRef idx = LLVMBuildAdd(b, lt, c32(L, (i0 + i) * WARPGROUP), "");
                 LLVMValueRef row = LLVMBuildUDiv(b, idx, c32(L, per_row), ""), ch = LLVMBuildURem(b, idx, c32(L, per_row), "");
                 off[i] = LLVMBuildAdd(b, b0, LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(L, raw_b_row_bytes(P->bn)), ""),
                                                            LLVMBuildShl(b, ch, c32(L, 4), ""), ""), "");
-                LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off[i], 1, ""), "");
-                LLVMSetAlignment(ld, 16);
-                for (uint32_t e = 0; e < 4; e++)
-                    v[4 * i + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
             }
-            wg_split_batch(P, v, 16, o);
-            for (uint32_t i = 0; i < 4; i++)
-                wg_st_shared_v4(L, P->ring, off[i], &o[0][4 * i]);
+            swp_round_chunks(P, off, 4, 0);
         }
     }
     /* the tensor cores read A through the async proxy (and the bulk copies
@@ -419,10 +416,10 @@ static LLVMValueRef misaligned(Lower *L, const Access *x, LLVMValueRef col0)
     return LLVMBuildICmp(b, LLVMIntNE, lo, c64(L, 0), "");
 }
 
-/* The issuing step loop(s). With -fwgmma-unaligned the loop is versioned
- * once, up front: the copy with the unchecked paths for misaligned tiles
- * runs only where A or B is misaligned, so those paths never share the
- * aligned loop's (few) registers (bench/NOTES.md v6d). */
+/* The issuing step loop(s). With P->unaligned (the default) the loop is
+ * versioned once, up front: the copy with the unchecked paths for
+ * misaligned tiles runs only where A or B is misaligned, so those paths
+ * never share the aligned loop's (few) registers (bench/NOTES.md v7). */
 static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef first,
                               uint32_t stride, LLVMValueRef lt, LLVMValueRef mine, LLVMValueRef total, uint32_t lag,
                               int work)
@@ -445,11 +442,11 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
     P->unaligned = 1;
 }
 
-/* The producer warpgroups. By default each of the P issues and finishes
- * every P-th step. With -fwgmma-roles (two producer warpgroups) the first
- * issues every step and the second finishes every step: a stage is rounded
- * as soon as it lands, not after the next stage's copies wait for a free
- * stage (bench/NOTES.md v7). */
+/* The producer warpgroups. With roles (P->roles, the default for two
+ * producer warpgroups) the first issues every step and the second finishes
+ * every step: a stage is rounded as soon as it lands, not after the next
+ * stage's copies wait for a free stage (bench/NOTES.md v7). Otherwise each
+ * of the P issues and finishes every P-th step. */
 void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
@@ -511,7 +508,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     base = LLVMBuildAdd(b, base, LLVMBuildMul(b, t, c32(L, rb), ""), "");
     base = LLVMBuildAdd(b, base, LLVMBuildShl(b, n0, c32(L, 2), ""), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
-    /* k8 steps per wgmma group; with -fwgmma-split-stage only the last
+    /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs */
     uint32_t kg = P->copies == 3 || P->split ? 2 : 4;
     LLVMValueRef *part = acc;

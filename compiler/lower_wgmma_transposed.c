@@ -344,7 +344,6 @@ static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValue
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef v4 = LLVMVectorType(L->t_f32, 4), i8 = LLVMInt8TypeInContext(L->ctx);
     LLVMValueRef s = LLVMBuildURem(b, j, c32(L, P->stages), "");
     LLVMValueRef raw = LLVMBuildAdd(b, P->raw_off, LLVMBuildMul(b, slot, c32(L, P->bn * ROW_BYTES), ""), "");
     LLVMValueRef op = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
@@ -362,10 +361,7 @@ static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValue
                                    LLVMBuildShl(b, LLVMBuildXor(b, nc, kc, ""), c32(L, 4), ""), "");
                 off = LLVMBuildAdd(b, raw, off, "");
             }
-            LLVMValueRef ld = LLVMBuildLoad2(b, v4, LLVMBuildGEP2(b, i8, P->ring, &off, 1, ""), "");
-            LLVMSetAlignment(ld, 16);
-            for (uint32_t e = 0; e < 4; e++)
-                v[4 * i + e] = LLVMBuildExtractElement(b, ld, c32(L, e), "");
+            wg_ld_shared_v4(L, P->ring, off, &v[4 * i]);
         }
         wg_split_batch(P, v, 16, o);
         for (uint32_t jj = 0; jj < 4; jj++) { /* row n = 4nc + jj of B^T: column jj of the 4 rows */

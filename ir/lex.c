@@ -36,7 +36,6 @@ void lex_oom(P *p)
 
 /* ---- tokens ---- */
 
-static int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static int is_name_char(int c) { return is_alpha(c) || is_digit(c) || c == '.'; }
 static int at(P *p, size_t off) { return p->pos + off < p->len ? (unsigned char)p->src[p->pos + off] : -1; }
 static void skip_n(P *p, size_t n) { p->pos += n, p->col += (uint32_t)n; } /* no newline inside */
@@ -144,6 +143,14 @@ static void lex_string(P *p, Tok *t)
     t->n = (size_t)(p->src + p->pos - t->s);
 }
 
+const TirDefine *lex_define_find(const TirDefines *defs, const char *s, size_t n)
+{
+    for (int k = 0; defs && k < defs->n; k++)
+        if (strlen(defs->d[k].name) == n && !memcmp(defs->d[k].name, s, n))
+            return &defs->d[k];
+    return NULL;
+}
+
 void lex_next(P *p)
 {
     static const char punct[] = "(){}[]<>,:=";
@@ -209,10 +216,7 @@ void lex_next(P *p)
                 lex_err(p, t.loc, brace ? "expected a name and '}' after '${'" : "expected a name after '$'");
                 continue;
             }
-            const TirDefine *d = NULL;
-            for (int k = 0; p->defs && k < p->defs->n && !d; k++)
-                if (strlen(p->defs->d[k].name) == len && !memcmp(p->defs->d[k].name, t.s + n0, len))
-                    d = &p->defs->d[k];
+            const TirDefine *d = lex_define_find(p->defs, t.s + n0, len);
             if (!d) {
                 lex_err(p, t.loc, "'$%.*s' is not defined (define it with -D%.*s=VALUE)", (int)len, t.s + n0, (int)len,
                         t.s + n0);

@@ -73,6 +73,10 @@ typedef struct TirParser {
 #define TXT(t) (int)((t)->n < 40 ? (t)->n : 40), (t)->s
 
 static inline int is_digit(int c) { return c >= '0' && c <= '9'; }
+static inline int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
+/* The define named s[0..n) in defs (may be NULL), or NULL. */
+const TirDefine *lex_define_find(const TirDefines *defs, const char *s, size_t n);
 static inline int text_is(const Tok *t, const char *w) { return t->n == strlen(w) && memcmp(t->s, w, t->n) == 0; }
 
 /* Reports an error at loc unless the parser is quiet (look-ahead), stopped

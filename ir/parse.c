@@ -934,8 +934,8 @@ int tir_define(TirDefines *defs, const char *s, const char **why)
     *why = "expected NAME=INTEGER";
     if (!eq || n == 0 || n >= TIR_DEFINE_NAME || is_digit(s[0]))
         return -1;
-    for (size_t i = 0; i < n; i++)
-        if (!is_digit(s[i]) && !((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z') && s[i] != '_')
+    for (size_t i = 0; i < n; i++) /* as the lexer reads a $NAME */
+        if (!is_digit(s[i]) && !is_alpha(s[i]))
             return -1;
     const char *v = eq + 1;
     char *end;
@@ -945,17 +945,14 @@ int tir_define(TirDefines *defs, const char *s, const char **why)
         *why = "the value must be a decimal integer that fits in 64 bits";
         return -1;
     }
-    int k = 0;
-    while (k < defs->n && (strlen(defs->d[k].name) != n || memcmp(defs->d[k].name, s, n)))
-        k++;
-    if (k == defs->n) {
+    TirDefine *d = (TirDefine *)lex_define_find(defs, s, n);
+    if (!d) {
         if (defs->n == TIR_MAX_DEFINES) {
             *why = "too many defines (at most 16)";
             return -1;
         }
-        defs->n++;
+        d = &defs->d[defs->n++];
     }
-    TirDefine *d = &defs->d[k];
     memcpy(d->name, s, n);
     d->name[n] = 0;
     d->value = x;

@@ -58,18 +58,22 @@ void tc_tune_key(const char *key, const tilecTuneConfig *cfgs, unsigned n, const
     tc_sha256_final(&s, out);
 }
 
-static int record_path(const char *dir, const uint8_t key[32], char *buf, size_t size)
+/* The record's file name in cache's directory; -1 when there is none. */
+static int record_path(TcCache *cache, const uint8_t key[32], char *buf, size_t size)
 {
+    const char *dir = cache ? tc_cache_dir(cache) : NULL;
+    if (!dir)
+        return -1;
     char hex[65];
     tc_hex(key, 32, hex);
     int w = snprintf(buf, size, "%s/%s.tune", dir, hex);
     return w > 0 && (size_t)w < size ? 0 : -1;
 }
 
-int tc_tune_record_read(const char *dir, const uint8_t key[32], unsigned n, unsigned *best)
+int tc_tune_record_read(TcCache *cache, const uint8_t key[32], unsigned n, unsigned *best)
 {
     char path[4096];
-    if (!dir || record_path(dir, key, path, sizeof path))
+    if (record_path(cache, key, path, sizeof path))
         return 0;
     FILE *f = fopen(path, "r");
     if (!f)
@@ -91,11 +95,18 @@ int tc_tune_record_read(const char *dir, const uint8_t key[32], unsigned n, unsi
 int tc_tune_record_write(TcCache *cache, const uint8_t key[32], unsigned best)
 {
     char path[4096], text[64];
-    const char *dir = cache ? tc_cache_dir(cache) : NULL;
-    if (!dir || record_path(dir, key, path, sizeof path))
+    if (record_path(cache, key, path, sizeof path))
         return -1;
     int n = snprintf(text, sizeof text, "tilec-tune 1 best %u\n", best);
     return tc_cache_write_file(cache, path, text, (size_t)n) ? -1 : 0;
+}
+
+/* Why a call failed: its result's name and the runtime's log. */
+static void note_failure(tilecRuntime rt, tilecResult r, StrBuf *msg)
+{
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    sb_printf(msg, "%s (%s)", tilecGetErrorString(r), log);
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -135,9 +146,7 @@ static float time_config(tilecRuntime rt, tilecModule mod, const char *kernel, c
             ms[bt] /= (float)per;
     }
     if (r != TILEC_SUCCESS) {
-        const char *log = "";
-        tilecRuntimeGetLog(rt, &log);
-        sb_printf(msg, "%s (%s)", tilecGetErrorString(r), log);
+        note_failure(rt, r, msg);
         return -1;
     }
     qsort(ms, BATCHES, sizeof ms[0], cmp_float);
@@ -181,7 +190,7 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
 
     /* remembered: load the choice */
     unsigned b;
-    if (tc_runtime_tune_get(rt, h, &b) || tc_tune_record_read(dir, h, n, &b)) {
+    if (tc_runtime_tune_get(rt, h, &b) || tc_tune_record_read(cache, h, n, &b)) {
         tilecResult r = tilecModuleLoadSource(rt, cfgs[b].src, cfgs[b].len, cfgs[b].name, cfgs[b].nopts, cfgs[b].opts, mod);
         if (r == TILEC_SUCCESS) {
             tc_runtime_tune_put(rt, h, b);
@@ -214,9 +223,7 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
         float ms = -1;
         r = tilecModuleLoadSource(rt, cfgs[c].src, cfgs[c].len, cfgs[c].name, cfgs[c].nopts, cfgs[c].opts, &m);
         if (r != TILEC_SUCCESS) {
-            const char *log = "";
-            tilecRuntimeGetLog(rt, &log);
-            sb_printf(&why, "%s (%s)", tilecGetErrorString(r), log);
+            note_failure(rt, r, &why);
         } else {
             ms = time_config(rt, m, kernel, &cfgs[c], args, ev, &why);
             if (ms < 0 && (dead = tilecSynchronize(rt)) == TILEC_SUCCESS)

@@ -95,22 +95,22 @@ START_TEST(record_round_trip_and_damage)
     sb_init(&log);
     TcCache *cache = tc_cache_new(dir, &log);
     ck_assert_ptr_nonnull(cache);
-    ck_assert_int_eq(tc_tune_record_read(dir, key, 2, &best), 0); /* none yet */
+    ck_assert_int_eq(tc_tune_record_read(cache, key, 2, &best), 0); /* none yet */
     ck_assert_int_eq(tc_tune_record_write(cache, key, 1), 0);
-    ck_assert_int_eq(tc_tune_record_read(dir, key, 2, &best), 1);
+    ck_assert_int_eq(tc_tune_record_read(cache, key, 2, &best), 1);
     ck_assert_uint_eq(best, 1);
     ck_assert_int_eq(files_in_dir(), 1); /* no temporary left behind */
     /* a record naming configuration 1 of a one-configuration list: ignored, removed */
-    ck_assert_int_eq(tc_tune_record_read(dir, key, 1, &best), 0);
+    ck_assert_int_eq(tc_tune_record_read(cache, key, 1, &best), 0);
     ck_assert_int_eq(files_in_dir(), 0);
     static const char *const damaged[] = {"", "tilec-tune 1 best", "tilec-tune 2 best 0\n", "tilec-tune 1 best 0",
                                           "garbage\n", "tilec-tune 1 best -1\n"};
     for (size_t i = 0; i < sizeof damaged / sizeof damaged[0]; i++) {
         record_file(key, damaged[i]);
-        ck_assert_msg(tc_tune_record_read(dir, key, 2, &best) == 0, "accepted damaged record '%s'", damaged[i]);
+        ck_assert_msg(tc_tune_record_read(cache, key, 2, &best) == 0, "accepted damaged record '%s'", damaged[i]);
         ck_assert_int_eq(files_in_dir(), 0);
     }
-    ck_assert_int_eq(tc_tune_record_read(NULL, key, 2, &best), 0); /* no disk cache */
+    ck_assert_int_eq(tc_tune_record_read(NULL, key, 2, &best), 0); /* no cache */
     ck_assert_int_eq(tc_tune_record_write(NULL, key, 0), -1);
     TcCache *mem = tc_cache_new(NULL, &log); /* memory only: no record */
     ck_assert_int_eq(tc_tune_record_write(mem, key, 0), -1);
