@@ -60,6 +60,14 @@ void wg_bar_arrive(Lower *L, LLVMValueRef addr)
     lw_asm(L, void_t(L), "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &addr, 1, SE);
 }
 
+void wg_bar_arrive_if(Lower *L, LLVMValueRef addr, LLVMValueRef cond)
+{
+    LLVMValueRef a[2] = {addr, LLVMBuildZExt(L->b, cond, L->t_i32, "")};
+    lw_asm(L, void_t(L),
+           "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $1, 0;\n\t@P1 mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}",
+           "r,r,~{memory}", a, 2, SE);
+}
+
 /* Spins until the phase of the given parity has completed. */
 void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity)
 {
@@ -299,13 +307,15 @@ void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *a
 }
 
 /* n wgmmas m64 x wn x k8 (tf32), each on per accumulators, in one asm
- * statement on acc (nacc registers), committed as a group. With wait, the
- * statement waits for every group, so nothing touches the accumulators
- * while they are in flight; without (the first group of a split stage),
- * the next group on the same accumulators must follow before any other
- * use of them (wgmmas in order may chain on in-flight accumulators). */
+ * statement on acc (nacc registers), committed as a group. With pending 0
+ * the statement waits for every group, so nothing touches the accumulators
+ * while they are in flight; otherwise (the first group of a split stage,
+ * the k-overlapped consumers) the next group on the same accumulators must
+ * follow before any other use of them (wgmmas in order may chain on
+ * in-flight accumulators), and the register operands of the groups left in
+ * flight must not be written (ptxas keeps them live until the wait). */
 void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
-                        uint32_t nacc, int wait)
+                    uint32_t nacc, int pending)
 {
     Lower *L = P->L;
     uint32_t nin = 5 * n + 1;
@@ -329,8 +339,10 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
                   w[d].from_zero ? "P0" : "P1");
         sb_puts(&c, ",r,r,r,r,l");
     }
-    sb_puts(&t, wait ? "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}"
-                     : "\twgmma.commit_group.sync.aligned;\n\t}");
+    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n");
+    if (pending != WG_NO_WAIT)
+        sb_printf(&t, "\twgmma.wait_group.sync.aligned %d;\n", pending);
+    sb_puts(&t, "\t}");
     sb_puts(&c, ",r");
     in[5 * n] = c32(L, 1);
     if (t.oom || c.oom)
@@ -381,16 +393,28 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         return;
     memcpy(cur, phis, nacc * sizeof *cur);
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
-    if (P->swapped)
-        swapped_stage(P, soff, cur, nacc);
-    else
+    if (P->k_overlap) { /* the stage before is released inside, once its last group is done */
+        LLVMValueRef prev = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, s, c32(L, 0), ""), c32(L, P->stages - 1),
+                                            LLVMBuildSub(b, s, c32(L, 1), ""), "");
+        swapped_stage(P, soff, cur, nacc, wg_bar_addr(L, P->empty32, prev),
+                      LLVMBuildICmp(b, LLVMIntNE, it, c32(L, 0), ""));
+    } else if (P->swapped) {
+        swapped_stage(P, soff, cur, nacc, NULL, NULL);
+    } else {
         transposed_stage(P, soff, db, cur, nacc);
-    wg_bar_arrive(L, wg_bar_addr(L, P->empty32, s));
+    }
+    if (!P->k_overlap)
+        wg_bar_arrive(L, wg_bar_addr(L, P->empty32, s));
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
     wg_loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
+    if (P->k_overlap) { /* the last step's group, then its stage */
+        wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
+        LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), c32(L, P->stages), "");
+        wg_bar_arrive_if(L, wg_bar_addr(L, P->empty32, last), LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""));
+    }
 }
 
 /* ---- the loop ---- */
@@ -424,6 +448,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * (two 64-column blocks per consumer warpgroup): +3% at 128x256,
          * -1 to -2% at 128x128 and for 3xtf32 (bench/NOTES.md v7) */
         P.split = L->o->wgmma_split && P.blocks >= 2 && P.copies == 1;
+        /* 3xtf32 sums each stage's products apart (needs them complete) */
+        P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1;
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);

@@ -38,6 +38,9 @@ typedef struct {
                            * rounding warpgroup, not by the consumers as they load it */
     int split;            /* a stage's wgmmas in two groups, the second's fragments loaded
                            * while the first runs (default where a stage has 8 wgmmas or more) */
+    int k_overlap;        /* swapped, tf32 modes (-fwgmma-k-overlap): a wgmma group per k8 step, each
+                           * waiting for the one before only; a stage is released after the
+                           * next stage's first group */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
 } Pipe;
@@ -67,6 +70,8 @@ static const int SE = LW_ASM_SIDE_EFFECTS, SEC = LW_ASM_SIDE_EFFECTS | LW_ASM_CO
 /* lower_wgmma.c: mbarriers (inline PTX: LLVM 19 has no parity wait) */
 LLVMValueRef wg_bar_addr(Lower *L, LLVMValueRef arr32, LLVMValueRef stage);
 void wg_bar_arrive(Lower *L, LLVMValueRef addr);
+/* Arrives where cond (i1) holds: one predicated instruction, no branch. */
+void wg_bar_arrive_if(Lower *L, LLVMValueRef addr, LLVMValueRef cond);
 /* Spins until the phase of the given parity has completed. */
 void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity);
 /* Waits on barrier array arr32 (i32 address) for step t's phase and returns
@@ -97,9 +102,11 @@ LLVMValueRef wg_descriptor(Lower *L, LLVMValueRef a32);
 void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *acc, uint32_t nacc,
                 const LLVMValueRef *in, uint32_t nin);
 /* n wgmmas m64 x wn x k8 (tf32), each on per accumulators, in one asm
- * statement that commits them as a group and (wait) waits for every group. */
+ * statement that commits them as a group and then waits until at most
+ * `pending` groups are in flight (WG_NO_WAIT: does not wait). */
+enum { WG_NO_WAIT = -1 };
 void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t per, LLVMValueRef *acc,
-                    uint32_t nacc, int wait);
+                    uint32_t nacc, int pending);
 /* A producer thread's warpgroup p (i32), its thread index in it, and the
  * number of steps it issues: ceil((nsteps - p) / P), at least 0. */
 void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRef *mine);
@@ -116,6 +123,9 @@ void transposed_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef
 uint32_t swapped_producers(uint32_t bm, TirPrecision p, uint32_t stages);
 uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
 void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
-void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc);
+/* With k_overlap, rel_addr/rel_if: the barrier to arrive on (where rel_if
+ * holds) once the stage's first group has left only itself in flight. */
+void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
+                   LLVMValueRef rel_if);
 
 #endif

@@ -278,9 +278,14 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
     LLVMBuildCondBr(b, fb, fbb, ebb);
     LLVMPositionBuilderAtEnd(b, fbb);
+    /* the warp's index through a shuffle from lane 0 (every lane is here):
+     * ptxas then knows it, and the addresses made from it, warp-uniform, so
+     * each bulk copy takes its operands as they are instead of in a loop
+     * over the lanes */
+    LLVMValueRef sh[4] = {c32(L, -1), LLVMBuildLShr(b, lt, c32(L, 5), ""), c32(L, 0), c32(L, 31)};
+    LLVMValueRef w = lw_call(L, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, sh, 4);
     LLVMBasicBlockRef one = if_open(L, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lt, c32(L, 31), ""), c32(L, 0), ""),
                                     "b.bulk");
-    LLVMValueRef w = LLVMBuildLShr(b, lt, c32(L, 5), "");
     LLVMValueRef r0 = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, w, c32(L, 3), ""), L->t_i64, ""), "");
     LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r0, xb->s0, ""), xb->i1, "");
     LLVMValueRef p = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
@@ -474,7 +479,7 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
  * f[copy][r][j - j0][4] (i32), A by descriptor (da: A copy 0 of the stage).
  * from_zero: each block's first wgmma ignores its accumulators. */
 static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, LLVMValueRef da,
-                          LLVMValueRef *acc, uint32_t nacc, int from_zero, int wait)
+                          LLVMValueRef *acc, uint32_t nacc, int from_zero, int pending)
 {
     uint32_t npairs = P->copies == 3 ? 3 : 1, per = P->bm / 2, d = 0;
     Wgmma w[4 * 3 * 4]; /* k8 steps x products x blocks */
@@ -488,14 +493,15 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
                 w[d].acc0 = r * per;
                 w[d].from_zero = from_zero && j == j0 && p == 0;
             }
-    wg_wgmma_group(P, w, d, P->bm, per, acc, nacc, wait);
+    wg_wgmma_group(P, w, d, P->bm, per, acc, nacc, pending);
 }
 
 /* One stage of the swapped product: B fragments from the raw B tile,
  * rounded (split) in registers, then the wgmmas. Block r, k8 step j, warp w
  * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
  * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows. */
-void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
+void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
+                   LLVMValueRef rel_if)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
@@ -509,8 +515,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     base = LLVMBuildAdd(b, base, LLVMBuildShl(b, n0, c32(L, 2), ""), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
     /* k8 steps per wgmma group; with split stages (P->split) only the last
-     * group waits, so the next group's fragments load while one runs */
-    uint32_t kg = P->copies == 3 || P->split ? 2 : 4;
+     * group waits, so the next group's fragments load while one runs; with
+     * k_overlap every group waits for the one before only */
+    uint32_t kg = P->k_overlap ? 1 : P->copies == 3 || P->split ? 2 : 4;
     LLVMValueRef *part = acc;
     if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);
@@ -539,7 +546,10 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
                     for (uint32_t c = 0; c < P->copies; c++)
                         f[c][r][j][e] = LLVMBuildBitCast(b, o[c][4 * j + e], L->t_i32, "");
         }
-        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, !P->split || j0 + kg == 4);
+        int pending = P->k_overlap ? 1 : !P->split || j0 + kg == 4 ? 0 : WG_NO_WAIT;
+        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, pending);
+        if (P->k_overlap && j0 == 0) /* the stage before has no group in flight now */
+            wg_bar_arrive_if(L, rel_addr, rel_if);
     }
     if (P->copies == 3)
         for (uint32_t r = 0; r < nacc; r++)

@@ -454,7 +454,7 @@ static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk
             w[d].acc0 = 0;
             w[d].from_zero = from_zero && d == 0;
         }
-    wg_wgmma_group(P, w, d, P->bn, nacc, acc, nacc, 1);
+    wg_wgmma_group(P, w, d, P->bn, nacc, acc, nacc, 0);
 }
 
 /* One stage: the A fragments from the raw A tile (rounded or split here,

@@ -43,6 +43,7 @@ static const struct {
     {"wgmma-roles", offsetof(TcOptions, wgmma_roles)},
     {"wgmma-split-stage", offsetof(TcOptions, wgmma_split)},
     {"wgmma-round-b", offsetof(TcOptions, wgmma_round_b)},
+    {"wgmma-k-overlap", offsetof(TcOptions, wgmma_k_overlap)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -155,6 +156,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-round-b");
     if (!o->wgmma_split)
         sb_puts(out, " -fno-wgmma-split-stage");
+    if (o->wgmma_k_overlap)
+        sb_puts(out, " -fwgmma-k-overlap");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }
