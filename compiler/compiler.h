@@ -36,6 +36,8 @@ typedef struct {
                                 * issue each k8 step's wgmmas as a group and wait only for the step
                                 * before (wait_group 1), so a step's fragments load while the step
                                 * before runs, across stages too */
+    int wgmma_ffma;            /* experimental (-fwgmma-ffma): ieee dots on the sm_90a pipeline too, its
+                                * consumers computing with fp32 FMAs from the stages */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
@@ -99,6 +101,10 @@ uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
+/* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):
+ * tr x tc threads, each 8 columns in two runs of 4 and BM / tr rows, at
+ * most 64 accumulators; 0 where the tile does not fit that. */
+int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

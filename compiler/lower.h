@@ -5,7 +5,8 @@
  * Layout: register r of thread `tid` holds element
  *     (base_row(tid) + drow(r), base_col(tid) + dcol(r)).
  * BLOCKED spreads a tile over a tr x tc grid of threads (consecutive threads
- * on consecutive columns: coalesced global access). MMA is the accumulator
+ * on consecutive columns: coalesced global access; with vec, on consecutive
+ * runs of vec columns: the FMA pipeline's accumulators, lower_wgmma_ffma.c). MMA is the accumulator
  * layout of mma.sync m16n8: a wm x wn grid of warps, each holding mt x nt
  * 16x8 fragments; a transposed MMA layout (trans) holds a rows x cols tile
  * as the MMA layout of its cols x rows transpose (wm, mt, nt describe the
@@ -34,6 +35,7 @@ typedef struct {
     uint8_t kind;
     uint32_t rows, cols;
     uint32_t tr, tc;         /* BLOCKED: thread grid (tr * tc = threads) */
+    uint8_t vec;             /* BLOCKED: a thread's columns in runs of vec (0 or 1: one at a time) */
     uint32_t wm, wn, mt, nt; /* MMA: warp grid and fragments per warp */
     uint8_t trans;           /* MMA: registers of the transpose (see above) */
 } Layout;

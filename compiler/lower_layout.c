@@ -79,9 +79,9 @@ void layout_offset(const Layout *l, uint32_t r, uint32_t *drow, uint32_t *dcol)
         *dcol = l->trans ? dr : dc;
         return;
     }
-    uint32_t ci = l->tc >= l->cols ? 1 : l->cols / l->tc;
+    uint32_t ci = l->tc >= l->cols ? 1 : l->cols / l->tc, v = l->vec > 1 ? l->vec : 1;
     *drow = (r / ci) * l->tr;
-    *dcol = (r % ci) * l->tc;
+    *dcol = (r % ci) / v * l->tc * v + (r % ci) % v;
 }
 
 int layout_eq(const Layout *a, const Layout *b)
@@ -90,7 +90,7 @@ int layout_eq(const Layout *a, const Layout *b)
         return 0;
     if (a->kind == LAYOUT_MMA)
         return a->wm == b->wm && a->wn == b->wn && a->trans == b->trans;
-    return a->tr == b->tr && a->tc == b->tc;
+    return a->tr == b->tr && a->tc == b->tc && (a->vec > 1 ? a->vec : 1) == (b->vec > 1 ? b->vec : 1);
 }
 
 /* Row and column of register 0 in the (untransposed) MMA layout. */
@@ -124,7 +124,8 @@ LLVMValueRef layout_base_col(Lower *L, const Layout *l)
 {
     if (l->kind == LAYOUT_MMA)
         return l->trans ? mma_base_row(L, l) : mma_base_col(L, l);
-    return LLVMBuildURem(L->b, L->tid, lw_const_i32(L, l->tc), "col");
+    LLVMValueRef c = LLVMBuildURem(L->b, L->tid, lw_const_i32(L, l->tc), "col");
+    return l->vec > 1 ? LLVMBuildMul(L->b, c, lw_const_i32(L, l->vec), "") : c;
 }
 
 LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row)

@@ -398,6 +398,8 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
                                             LLVMBuildSub(b, s, c32(L, 1), ""), "");
         swapped_stage(P, soff, cur, nacc, wg_bar_addr(L, P->empty32, prev),
                       LLVMBuildICmp(b, LLVMIntNE, it, c32(L, 0), ""));
+    } else if (P->ffma) {
+        ffma_stage(P, soff, cur, nacc);
     } else if (P->swapped) {
         swapped_stage(P, soff, cur, nacc, NULL, NULL);
     } else {
@@ -449,7 +451,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * -1 to -2% at 128x128 and for 3xtf32 (bench/NOTES.md v7) */
         P.split = L->o->wgmma_split && P.blocks >= 2 && P.copies == 1;
         /* 3xtf32 sums each stage's products apart (needs them complete) */
-        P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1;
+        P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
+        P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only with -fwgmma-ffma */
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);
@@ -537,6 +540,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     if (P.swapped) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
         lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1,
                        .mt = P.blocks, .nt = P.bm / 8};
+    if (P.ffma)
+        lay = ffma_layout(&P);
     LLVMValueRef *acc = lw_tile_in(L, args[3], &lay); /* a constant tile (pass_wgmma) */
     uint32_t nacc = layout_nregs(&lay);
     LLVMValueRef *regs = lw_regs(L, nacc);

@@ -3,7 +3,8 @@
  * lowers to: the driver and what both pipelines share (lower_wgmma.c), the
  * swapped product, the default (lower_wgmma_swapped.c), and the older
  * pipeline that transposes B in its producers (lower_wgmma_transposed.c,
- * -fno-wgmma-swapped).
+ * -fno-wgmma-swapped), and the FMA consumers for ieee dots
+ * (lower_wgmma_ffma.c, -fwgmma-ffma).
  *
  * Both run the same protocol over a ring of S shared-memory stages: P
  * producer warpgroups, producer p's iteration u issuing the copies of step
@@ -41,6 +42,7 @@ typedef struct {
     int k_overlap;        /* swapped, tf32 modes (-fwgmma-k-overlap): a wgmma group per k8 step, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
+    int ffma;             /* ieee (-fwgmma-ffma): the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
 } Pipe;
@@ -127,5 +129,9 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
  * holds) once the stage's first group has left only itself in flight. */
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
                    LLVMValueRef rel_if);
+
+/* lower_wgmma_ffma.c (ieee, -fwgmma-ffma) */
+Layout ffma_layout(const Pipe *P);
+void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc);
 
 #endif

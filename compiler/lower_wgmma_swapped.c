@@ -343,8 +343,9 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     LLVMBuilderRef b = L->b;
     LLVMValueRef s = wg_wait_step(P, P->landed32, j, 0);
     LLVMValueRef off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, lt, c32(L, 4), ""), "");
-    /* chunks per thread; none to round for tf32-trunc */
-    uint32_t chunks = P->prec == PREC_TF32_TRUNC ? 0 : P->bm * ROW_BYTES / 16 / WARPGROUP;
+    /* chunks per thread; none to round for tf32-trunc (the tensor cores
+     * truncate) and ieee (the FMA consumers read fp32) */
+    uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE ? 0 : P->bm * ROW_BYTES / 16 / WARPGROUP;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef off[4];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;

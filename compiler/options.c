@@ -44,6 +44,7 @@ static const struct {
     {"wgmma-split-stage", offsetof(TcOptions, wgmma_split)},
     {"wgmma-round-b", offsetof(TcOptions, wgmma_round_b)},
     {"wgmma-k-overlap", offsetof(TcOptions, wgmma_k_overlap)},
+    {"wgmma-ffma", offsetof(TcOptions, wgmma_ffma)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -158,6 +159,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fno-wgmma-split-stage");
     if (o->wgmma_k_overlap)
         sb_puts(out, " -fwgmma-k-overlap");
+    if (o->wgmma_ffma)
+        sb_puts(out, " -fwgmma-ffma");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

@@ -89,6 +89,19 @@ static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecisi
     return acc * (p == PREC_3XTF32 ? 2u : 1u) <= 128u;
 }
 
+int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc)
+{
+    uint32_t c = bn / 8;
+    if (bn % 8 || c == 0 || c > threads || threads % c)
+        return 0;
+    uint32_t r = threads / c;
+    if (r > bm || bm % r || bm / r * 8 > 64)
+        return 0;
+    *tr = r;
+    *tc = c;
+    return 1;
+}
+
 static int is_const(const TirModule *m, uint32_t v, int64_t want)
 {
     uint32_t d = tir_value_def_inst(m, v);
@@ -181,11 +194,13 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     TirPrecision p = dot->ival == PREC_DEFAULT ? o->precision : (TirPrecision)dot->ival;
     if (p == PREC_DEFAULT)
         p = PREC_TF32_RNA;
-    if (p == PREC_IEEE)
+    uint32_t tr, tc;
+    if (p == PREC_IEEE && !(o->wgmma_ffma && o->wgmma_swapped && bm >= 64 && bm <= 256 &&
+                            wgmma_ffma_grid(bm, bn, k->warps * 32, &tr, &tc)))
         return 0;
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
     if (o->wgmma_swapped) {
-        if (!swapped_shape_ok(bm, bn, k->warps, p))
+        if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps, p))
             return 0;
         while (stages > 1 && wgmma_swapped_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
             stages--;

@@ -343,11 +343,13 @@ int main(void)
             run_offset_case(rt, &c, 3, 2, seed++);
         }
     /* the benchmark's wide tiles (one consumer warpgroup holding 128 or 256
-     * columns): edges in every dimension, a transposed B (element copies) */
-    static const int wide[][3] = {{128, 256, 8}, {256, 128, 8}, {64, 256, 4},
-                                  {128, 128, 4}, {256, 64, 4}, {64, 256, 8}}; /* the last three: not yet run */
+     * columns), and those of the FMA pipeline (ieee, -fwgmma-ffma: 128x128
+     * with 8 warps, 128x64 with 4): edges in every dimension, a transposed
+     * B (element copies) */
+    static const int wide[][3] = {{128, 256, 8}, {256, 128, 8}, {64, 256, 4}, {128, 128, 4},
+                                  {256, 64, 4},  {64, 256, 8},  {128, 128, 8}, {128, 64, 4}};
     for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++)
-        for (size_t p = 1; p < 5; p++) {
+        for (size_t p = 0; p < 5; p++) {
             Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2]};
             tilecModule mod = load_config(rt, &c);
             Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0}, s2 = {260, 300, 100, 2, 0, 1, 0, 0};

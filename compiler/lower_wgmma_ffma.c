@@ -1,0 +1,67 @@
+/*
+ * CUDA-core consumers for ieee dots on the sm_90a pipeline (-fwgmma-ffma).
+ *
+ * The producers fill the stages as for tf32-trunc (nothing rounded): A
+ * K-major under the 128-byte swizzle, B as raw rows (lower_wgmma_swapped.c).
+ * The consumers compute C += A B with fp32 FMAs in k order, the same
+ * arithmetic as the generic lowering, so ieee keeps its exact semantics.
+ *
+ * Thread (r, c) of a tr x tc grid (wgmma_ffma_grid) holds rows r + tr*i of
+ * the tile and columns 4c .. 4c+3 + 4tc*h: a blocked layout with runs of 4
+ * columns (Layout.vec). Per 4 k it loads each of its A rows' 16-byte chunk
+ * (the lanes of one row read one address) and each of its B runs for each
+ * k (a half warp reads 256 contiguous bytes of a B row), all 16-byte
+ * shared loads: with 8 x 8 elements, 16 loads for 256 FMAs. Needs a stage
+ * laid out as wgmma_swapped_stage_bytes() says; the accumulators are the
+ * layout ffma_layout() returns.
+ */
+#include "compiler/lower_wgmma.h"
+
+Layout ffma_layout(const Pipe *P)
+{
+    uint32_t tr = 0, tc = 0;
+    wgmma_ffma_grid(P->bm, P->bn, P->consumers, &tr, &tc); /* pass_wgmma checked it */
+    return (Layout){.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = 4};
+}
+
+/* One stage: 8 chunks of 4 k. acc[i * ci + j]: row i, column j (run j / 4). */
+void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    Layout lay = ffma_layout(P);
+    uint32_t ri = lay.rows / lay.tr, ci = lay.cols / lay.tc, runs = ci / 4;
+    uint32_t rb = P->bn * 4 + 32; /* raw B row pitch (wgmma_swapped_stage_bytes) */
+    if (ri * ci != nacc || ri > 8 || runs > 2)
+        return;
+    LLVMValueRef r0 = LLVMBuildUDiv(b, L->tid, c32(L, lay.tc), "");
+    LLVMValueRef c0 = LLVMBuildURem(b, L->tid, c32(L, lay.tc), "");
+    /* A row r0 + tr*i: its start in the stage, and its swizzle (row % 8) */
+    LLVMValueRef arow[8], aswz[8];
+    for (uint32_t i = 0; i < ri; i++) {
+        LLVMValueRef row = LLVMBuildAdd(b, r0, c32(L, i * lay.tr), "");
+        arow[i] = LLVMBuildAdd(b, soff, LLVMBuildMul(b, row, c32(L, ROW_BYTES), ""), "");
+        aswz[i] = LLVMBuildAnd(b, row, c32(L, 7), "");
+    }
+    LLVMValueRef bcol = LLVMBuildAdd(b, LLVMBuildAdd(b, soff, c32(L, P->bm * ROW_BYTES), ""),
+                                     LLVMBuildShl(b, c0, c32(L, 4), ""), "");
+    LLVMTypeRef f32 = L->t_f32;
+    for (uint32_t ch = 0; ch < BK / 4; ch++) {
+        LLVMValueRef a[8][4], bv[4][2][4];
+        for (uint32_t i = 0; i < ri; i++) {
+            LLVMValueRef off = LLVMBuildAdd(b, arow[i], LLVMBuildShl(b, LLVMBuildXor(b, aswz[i], c32(L, ch), ""),
+                                                                        c32(L, 4), ""), "");
+            wg_ld_shared_v4(L, P->ring, off, a[i]);
+        }
+        for (uint32_t q = 0; q < 4; q++)
+            for (uint32_t h = 0; h < runs; h++)
+                wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, bcol, c32(L, (4 * ch + q) * rb + h * lay.tc * 16), ""),
+                                bv[q][h]);
+        for (uint32_t q = 0; q < 4; q++)
+            for (uint32_t i = 0; i < ri; i++)
+                for (uint32_t j = 0; j < ci; j++) {
+                    LLVMValueRef x[3] = {a[i][q], bv[q][j / 4][j % 4], acc[i * ci + j]};
+                    acc[i * ci + j] = lw_call(L, "llvm.fma", &f32, 1, x, 3);
+                }
+    }
+}
