@@ -207,7 +207,8 @@ START_TEST(wgmma_leaves_other_loops)
     tc_options_default(&o);
     TirModule *m;
     /* what the pipeline cannot take: a store or a tile load before the loop, a step that
-     * is not the tile's K, no wgmma (sm_80 or -fno-wgmma), ieee, {accumulate = rn} */
+     * is not the tile's K, no wgmma (sm_80 or -fno-wgmma), ieee with -fno-wgmma-ffma,
+     * {accumulate = rn} */
     const char *before[] = {"  %t = load %vc[0, 0] : tile<64x64xf32>\n  store %t, %vc[0, 0]\n",
                             "  %t = load %vc[0, 0] : tile<64x64xf32>\n"};
     for (int i = 0; i < 2; i++) {
@@ -229,6 +230,10 @@ START_TEST(wgmma_leaves_other_loops)
     tir_module_free(m);
     tc_options_default(&o);
     o.precision = PREC_IEEE;
+    m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 4); /* the FMA consumers (the default) */
+    tir_module_free(m);
+    o.wgmma_ffma = 0;
     m = wg_module("", 32);
     ck_assert_int_eq(wg_mark(m, &o), 0);
     tir_module_free(m);
