@@ -517,8 +517,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
     /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs; with
-     * k_overlap every group waits for the one before only */
-    uint32_t kg = P->k_overlap ? 1 : P->copies == 3 || P->split ? 2 : 4;
+     * k_overlap every group (two k8 steps: one each was 5-10% slower than
+     * waiting per stage, bench/NOTES.md v8) waits for the one before only */
+    uint32_t kg = P->copies == 3 || P->split || P->k_overlap ? 2 : 4;
     LLVMValueRef *part = acc;
     if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);

@@ -22,7 +22,6 @@ void tc_options_default(TcOptions *o)
     o->wgmma_unaligned = 1; /* a loop of its own, taken only for misaligned operands (bench/NOTES.md v7) */
     o->wgmma_roles = 1;     /* 128x128 +17%, 128x256 +5% on the H200 (bench/NOTES.md v7) */
     o->wgmma_split = 1;     /* where a stage has 8 wgmmas or more (lower_wgmma.c) */
-    o->wgmma_k_overlap = 1; /* tf32 modes (bench/NOTES.md v8) */
     o->wgmma_ffma = 1;      /* ieee on the pipeline, where the tile fits (bench/NOTES.md v8) */
     o->keep_llvm_ir = 1;
 }
@@ -159,8 +158,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-round-b");
     if (!o->wgmma_split)
         sb_puts(out, " -fno-wgmma-split-stage");
-    if (!o->wgmma_k_overlap)
-        sb_puts(out, " -fno-wgmma-k-overlap");
+    if (o->wgmma_k_overlap)
+        sb_puts(out, " -fwgmma-k-overlap");
     if (!o->wgmma_ffma)
         sb_puts(out, " -fno-wgmma-ffma");
     for (int i = 0; i < o->defines.n; i++)
