@@ -497,6 +497,36 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
     wg_wgmma_group(P, w, d, P->bm, per, acc, nacc, pending);
 }
 
+/* The raw B fragments of block r, k8 steps j0 .. j0+kg-1, from the
+ * thread's fragment base in the stage (swapped_stage()): raw[4j + e]. */
+static void swp_load_frags(Pipe *P, LLVMValueRef base, uint32_t r, uint32_t j0, uint32_t kg, LLVMValueRef raw[16])
+{
+    Lower *L = P->L;
+    uint32_t rb = raw_b_row_bytes(P->bn);
+    for (uint32_t j = 0; j < kg; j++)
+        for (uint32_t e = 0; e < 4; e++) {
+            uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
+            LLVMValueRef off = LLVMBuildAdd(L->b, base, c32(L, k * rb + n * 4), "");
+            raw[4 * j + e] = LLVMBuildLoad2(L->b, L->t_f32,
+                                            LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
+        }
+}
+
+/* ... rounded (split) into block r's wgmma register operands f[copy][r][j][e] (i32). */
+static void swp_round_frags(Pipe *P, LLVMValueRef raw[16], uint32_t r, uint32_t kg, LLVMValueRef f[3][4][4][4])
+{
+    Lower *L = P->L;
+    LLVMValueRef o[3][16];
+    if (P->round_b) /* rounded where it lies by the producers */
+        memcpy(o[0], raw, sizeof o[0]);
+    else
+        wg_split_batch(P, raw, 4 * kg, o);
+    for (uint32_t j = 0; j < kg; j++)
+        for (uint32_t e = 0; e < 4; e++)
+            for (uint32_t c = 0; c < P->copies; c++)
+                f[c][r][j][e] = LLVMBuildBitCast(L->b, o[c][4 * j + e], L->t_i32, "");
+}
+
 /* One stage of the swapped product: B fragments from the raw B tile,
  * rounded (split) in registers, then the wgmmas. Block r, k8 step j, warp w
  * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
@@ -528,30 +558,29 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
         for (uint32_t r = 0; r < nacc; r++)
             part[r] = LLVMConstReal(L->t_f32, 0.0);
     }
+    /* group by group: its fragments loaded and rounded block by block, its
+     * wgmmas issued; with k_overlap the next group's loads are issued
+     * before this group's wgmmas and rounded after them, so they land while
+     * the wgmmas issue and the group before finishes (the v8 profile had
+     * the consumers waiting on those loads) */
+    LLVMValueRef raw[4][16], f[3][4][4][4];
+    for (uint32_t r = 0; r < P->blocks; r++) {
+        swp_load_frags(P, base, r, 0, kg, raw[r]);
+        swp_round_frags(P, raw[r], r, kg, f);
+    }
     for (uint32_t j0 = 0; j0 < 4; j0 += kg) {
-        LLVMValueRef f[3][4][4][4];
-        for (uint32_t r = 0; r < P->blocks; r++) {
-            LLVMValueRef raw[16], o[3][16];
-            for (uint32_t j = 0; j < kg; j++)
-                for (uint32_t e = 0; e < 4; e++) {
-                    uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
-                    LLVMValueRef off = LLVMBuildAdd(b, base, c32(L, k * rb + n * 4), "");
-                    raw[4 * j + e] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring,
-                                                                               &off, 1, ""), "");
-                }
-            if (P->round_b) /* rounded where it lies by the producers */
-                memcpy(o[0], raw, sizeof raw);
-            else
-                wg_split_batch(P, raw, 4 * kg, o);
-            for (uint32_t j = 0; j < kg; j++)
-                for (uint32_t e = 0; e < 4; e++)
-                    for (uint32_t c = 0; c < P->copies; c++)
-                        f[c][r][j][e] = LLVMBuildBitCast(b, o[c][4 * j + e], L->t_i32, "");
-        }
+        int more = j0 + kg < 4;
+        for (uint32_t r = 0; more && P->k_overlap && r < P->blocks; r++)
+            swp_load_frags(P, base, r, j0 + kg, kg, raw[r]);
         int pending = P->k_overlap ? 1 : !P->split || j0 + kg == 4 ? 0 : WG_NO_WAIT;
         swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, pending);
         if (P->k_overlap && j0 == 0) /* the stage before has no group in flight now */
             wg_bar_arrive_if(L, rel_addr, rel_if);
+        for (uint32_t r = 0; more && r < P->blocks; r++) {
+            if (!P->k_overlap)
+                swp_load_frags(P, base, r, j0 + kg, kg, raw[r]);
+            swp_round_frags(P, raw[r], r, kg, f);
+        }
     }
     if (P->copies == 3)
         for (uint32_t r = 0; r < nacc; r++)
