@@ -32,8 +32,10 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     Layout lay = ffma_layout(P);
     uint32_t ri = lay.rows / lay.tr, ci = lay.cols / lay.tc, runs = ci / 4;
     uint32_t rb = P->bn * 4 + 32; /* raw B row pitch (wgmma_swapped_stage_bytes) */
-    if (ri * ci != nacc || ri > 8 || runs > 2)
+    if (ri * ci != nacc || ri > 8 || runs > 2) { /* wgmma_ffma_grid() allows neither */
+        lw_error(L, (TirLoc){0}, "internal error: FMA pipeline tile %ux%u", P->bm, P->bn);
         return;
+    }
     LLVMValueRef r0 = LLVMBuildUDiv(b, L->tid, c32(L, lay.tc), "");
     LLVMValueRef c0 = LLVMBuildURem(b, L->tid, c32(L, lay.tc), "");
     /* A row r0 + tr*i: its start in the stage, and its swizzle (row % 8) */
