@@ -344,6 +344,28 @@ static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
     return started == n;
 }
 
+/* The FMA pipeline's thread grid (ieee): every tile it takes is covered
+ * exactly (tr x tc threads, each 8 columns in two runs of 4 and BM / tr
+ * rows, at most 64 accumulators); the tiles it refuses hold more. */
+START_TEST(ffma_grid_covers_tiles)
+{
+    static const uint32_t take[][3] = {{128, 128, 256}, {64, 256, 256}, {128, 64, 128}, {64, 64, 128}, {256, 64, 256}};
+    static const uint32_t refuse[][3] = {{128, 256, 256}, {256, 128, 256}, {128, 128, 128}, {64, 36, 128}, {8, 64, 128}};
+    for (size_t i = 0; i < sizeof take / sizeof take[0]; i++) {
+        uint32_t bm = take[i][0], bn = take[i][1], threads = take[i][2], tr = 0, tc = 0;
+        ck_assert_int_eq(wgmma_ffma_grid(bm, bn, threads, &tr, &tc), 1);
+        ck_assert_uint_eq(tr * tc, threads);
+        ck_assert_uint_eq(tc * 8, bn);
+        ck_assert_uint_eq(bm % tr, 0);
+        ck_assert_uint_le(bm / tr * 8, 64);
+    }
+    for (size_t i = 0; i < sizeof refuse / sizeof refuse[0]; i++) {
+        uint32_t tr = 0, tc = 0;
+        ck_assert_int_eq(wgmma_ffma_grid(refuse[i][0], refuse[i][1], refuse[i][2], &tr, &tc), 0);
+    }
+}
+END_TEST
+
 START_TEST(wgmma_protocol_completes)
 {
     for (uint32_t S = 2; S <= 8; S++)
@@ -370,6 +392,7 @@ int main(void)
     tcase_add_test(tc, wgmma_marks_gemm_loops);
     tcase_add_test(tc, wgmma_leaves_other_loops);
     tcase_add_loop_test(tc, wgmma_keeps_results, 0, 4);
+    tcase_add_test(tc, ffma_grid_covers_tiles);
     tcase_add_test(tc, wgmma_protocol_completes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
