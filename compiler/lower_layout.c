@@ -61,6 +61,9 @@ int layout_mma(uint32_t m, uint32_t n, uint32_t k, TirElem in, uint32_t warps, L
     return 0;
 }
 
+/* Columns per run of a blocked layout (vec 0 means 1). */
+static uint32_t run_cols(const Layout *l) { return l->vec > 1 ? l->vec : 1; }
+
 uint32_t layout_nregs(const Layout *l)
 {
     if (l->kind == LAYOUT_MMA)
@@ -79,7 +82,7 @@ void layout_offset(const Layout *l, uint32_t r, uint32_t *drow, uint32_t *dcol)
         *dcol = l->trans ? dr : dc;
         return;
     }
-    uint32_t ci = l->tc >= l->cols ? 1 : l->cols / l->tc, v = l->vec > 1 ? l->vec : 1;
+    uint32_t ci = l->tc >= l->cols ? 1 : l->cols / l->tc, v = run_cols(l);
     *drow = (r / ci) * l->tr;
     *dcol = (r % ci) / v * l->tc * v + (r % ci) % v;
 }
@@ -90,7 +93,7 @@ int layout_eq(const Layout *a, const Layout *b)
         return 0;
     if (a->kind == LAYOUT_MMA)
         return a->wm == b->wm && a->wn == b->wn && a->trans == b->trans;
-    return a->tr == b->tr && a->tc == b->tc && (a->vec > 1 ? a->vec : 1) == (b->vec > 1 ? b->vec : 1);
+    return a->tr == b->tr && a->tc == b->tc && run_cols(a) == run_cols(b);
 }
 
 /* Row and column of register 0 in the (untransposed) MMA layout. */

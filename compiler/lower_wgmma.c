@@ -452,7 +452,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.split = L->o->wgmma_split && P.blocks >= 2 && P.copies == 1;
         /* 3xtf32 sums each stage's products apart (needs them complete) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
-        P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only with -fwgmma-ffma */
+        P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);

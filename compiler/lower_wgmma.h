@@ -4,7 +4,7 @@
  * swapped product, the default (lower_wgmma_swapped.c), and the older
  * pipeline that transposes B in its producers (lower_wgmma_transposed.c,
  * -fno-wgmma-swapped), and the FMA consumers for ieee dots
- * (lower_wgmma_ffma.c, -fwgmma-ffma).
+ * (lower_wgmma_ffma.c; -fno-wgmma-ffma turns them off).
  *
  * Both run the same protocol over a ring of S shared-memory stages: P
  * producer warpgroups, producer p's iteration u issuing the copies of step
@@ -42,7 +42,7 @@ typedef struct {
     int k_overlap;        /* swapped, tf32 modes (-fwgmma-k-overlap): a wgmma group per 2 k8 steps, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
-    int ffma;             /* ieee (-fwgmma-ffma): the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
+    int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
 } Pipe;
@@ -62,6 +62,12 @@ typedef struct {
     uint32_t acc0;
     int from_zero;
 } Wgmma;
+
+/* The swapped product's raw B rows (wgmma_swapped_stage_bytes()): BN f32
+ * and 32 bytes of padding, so 8 rows t..t+3 of a fragment read hit
+ * distinct banks. */
+enum { B_PAD = 32 };
+static inline uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
 
 static inline LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
 static inline LLVMValueRef c64(Lower *L, int64_t v) { return lw_const_i64(L, v); }
@@ -130,7 +136,7 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
                    LLVMValueRef rel_if);
 
-/* lower_wgmma_ffma.c (ieee, -fwgmma-ffma) */
+/* lower_wgmma_ffma.c (ieee) */
 Layout ffma_layout(const Pipe *P);
 void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc);
 

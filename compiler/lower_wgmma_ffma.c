@@ -1,5 +1,6 @@
 /*
- * CUDA-core consumers for ieee dots on the sm_90a pipeline (-fwgmma-ffma).
+ * CUDA-core consumers for ieee dots on the sm_90a pipeline (the default;
+ * -fno-wgmma-ffma keeps ieee on the generic lowering).
  *
  * The producers fill the stages as for tf32-trunc (nothing rounded): A
  * K-major under the 128-byte swizzle, B as raw rows (lower_wgmma_swapped.c).
@@ -31,13 +32,12 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     LLVMBuilderRef b = L->b;
     Layout lay = ffma_layout(P);
     uint32_t ri = lay.rows / lay.tr, ci = lay.cols / lay.tc, runs = ci / 4;
-    uint32_t rb = P->bn * 4 + 32; /* raw B row pitch (wgmma_swapped_stage_bytes) */
+    uint32_t rb = raw_b_row_bytes(P->bn);
     if (ri * ci != nacc || ri > 8 || runs > 2) { /* wgmma_ffma_grid() allows neither */
         lw_error(L, (TirLoc){0}, "internal error: FMA pipeline tile %ux%u", P->bm, P->bn);
         return;
     }
-    LLVMValueRef r0 = LLVMBuildUDiv(b, L->tid, c32(L, lay.tc), "");
-    LLVMValueRef c0 = LLVMBuildURem(b, L->tid, c32(L, lay.tc), "");
+    LLVMValueRef r0 = layout_base_row(L, &lay), c0 = layout_base_col(L, &lay); /* c0: a multiple of 4 */
     /* A row r0 + tr*i: its start in the stage, and its swizzle (row % 8) */
     LLVMValueRef arow[8], aswz[8];
     for (uint32_t i = 0; i < ri; i++) {
@@ -46,7 +46,7 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
         aswz[i] = LLVMBuildAnd(b, row, c32(L, 7), "");
     }
     LLVMValueRef bcol = LLVMBuildAdd(b, LLVMBuildAdd(b, soff, c32(L, P->bm * ROW_BYTES), ""),
-                                     LLVMBuildShl(b, c0, c32(L, 4), ""), "");
+                                     LLVMBuildShl(b, c0, c32(L, 2), ""), "");
     LLVMTypeRef f32 = L->t_f32;
     for (uint32_t ch = 0; ch < BK / 4; ch++) {
         LLVMValueRef a[8][4], bv[4][2][4];

@@ -56,10 +56,6 @@ uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t
     return prod;
 }
 
-enum { B_PAD = 32 }; /* bytes after each raw B row: 8 rows t..t+3 of a fragment read hit distinct banks */
-
-static uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
-
 /* Whether rows of x may be copied in bulk from column c0, n columns: unit
  * column stride, 16-byte aligned base, row stride and c0, and the columns
  * inside the matrix (the row is checked by the caller). */

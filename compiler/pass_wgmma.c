@@ -6,7 +6,7 @@
  *     %a = load %va[.., %m0, %k] : tile<BMx32xf32>    for.ival = pipeline stages,
  *     %b = load %vb[.., %k, %n0] : tile<32xBNxf32>    dot.ival = its precision made
  *     %d = dot %a, %b, %c : tile<BMxBNxf32>            explicit (tf32-trunc, -rna,
- *     yield %d                                         -rne or 3xtf32)
+ *     yield %d                                         -rne, 3xtf32 or ieee)
  *   }
  *
  * Needs: a verified module, before pass_precision. Guarantees: the marked
@@ -20,7 +20,9 @@
  * consumer warpgroup up to 256, the accumulators within 128 registers (64
  * for 3xtf32), at least two stages in shared memory (the A operand three
  * times for 3xtf32). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
- * B operand three times for 3xtf32, producers * lag < stages.
+ * B operand three times for 3xtf32, producers * lag < stages. ieee (the
+ * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM
+ * 64..256 and a thread grid from wgmma_ffma_grid().
  * pass_precision leaves marked dots alone: the pipeline rounds or splits
  * each element once, as it moves it through shared memory or registers.
  * Everything else is left for the generic lowering.
