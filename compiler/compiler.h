@@ -38,6 +38,8 @@ typedef struct {
                                 * before runs, across stages too */
     int wgmma_ffma;            /* sm_90a (default on; -fno-wgmma-ffma): ieee dots on the pipeline too, its
                                 * consumers computing with fp32 FMAs from the stages */
+    int wgmma_half;            /* sm_90a (default on; -fno-wgmma-half): f16/bf16 dots on the pipeline,
+                                * both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
@@ -101,6 +103,10 @@ uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
+/* The f16/bf16 pipeline's (lower_wgmma_ss.c): per stage BM rows of A and BN
+ * columns of B, 128 bytes each (64 k); two barriers per stage. */
+uint32_t wgmma_ss_stage_bytes(uint32_t bm, uint32_t bn);
+uint32_t wgmma_ss_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
 /* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):
  * tr x tc threads, each 8 columns in two runs of 4 and BM / tr rows, at
  * most 64 accumulators; 0 where the tile does not fit that. */

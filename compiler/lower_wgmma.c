@@ -25,6 +25,12 @@ static const TirInst *loop_dot(const TirModule *m, const TirInst *f)
     return &m->insts[tir_value_def_inst(m, tir_args(m, y)[0])];
 }
 
+/* Whether a marked loop's dot takes f16/bf16 (lower_wgmma_ss.c). */
+static int half_dot(const TirModule *m, const TirInst *dot)
+{
+    return tir_value_type(m, tir_args(m, dot)[0]).elem != ELEM_F32;
+}
+
 uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirBlock *b = &m->blocks[k->body];
@@ -32,6 +38,8 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
         if (in->op == OP_FOR && in->ival > 0) {
             const TirInst *dot = loop_dot(m, in);
+            if (half_dot(m, dot))
+                return WARPGROUP;
             if (o->wgmma_swapped)
                 return swapped_producers(dot->type.dim[0], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
             return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
@@ -373,6 +381,8 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef desc_b = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, c32(L, P->bm * ROW_BYTES), ""));
+    /* the stage before is released once the group after it is issued */
+    int overlap = P->k_overlap || P->ss;
 
     Loop lp = wg_loop_open(L, "mma");
     LLVMValueRef it = lp.i;
@@ -393,7 +403,11 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         return;
     memcpy(cur, phis, nacc * sizeof *cur);
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
-    if (P->k_overlap) { /* the stage before is released inside, once its last group is done */
+    if (P->ss) { /* as k_overlap */
+        LLVMValueRef prev = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, s, c32(L, 0), ""), c32(L, P->stages - 1),
+                                            LLVMBuildSub(b, s, c32(L, 1), ""), "");
+        ss_stage(P, soff, cur, nacc, wg_bar_addr(L, P->empty32, prev), LLVMBuildICmp(b, LLVMIntNE, it, c32(L, 0), ""));
+    } else if (P->k_overlap) { /* the stage before is released inside, once its last group is done */
         LLVMValueRef prev = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, s, c32(L, 0), ""), c32(L, P->stages - 1),
                                             LLVMBuildSub(b, s, c32(L, 1), ""), "");
         swapped_stage(P, soff, cur, nacc, wg_bar_addr(L, P->empty32, prev),
@@ -405,14 +419,14 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     } else {
         transposed_stage(P, soff, db, cur, nacc);
     }
-    if (!P->k_overlap)
+    if (!overlap)
         wg_bar_arrive(L, wg_bar_addr(L, P->empty32, s));
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
     wg_loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
-    if (P->k_overlap) { /* the last step's group, then its stage */
+    if (overlap) { /* the last step's group, then its stage */
         wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
         LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), c32(L, P->stages), "");
         wg_bar_arrive_if(L, wg_bar_addr(L, P->empty32, last), LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""));
@@ -437,9 +451,16 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)in.ival,
               .prec = (TirPrecision)dot->ival, .consumers = L->threads};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
-    P.swapped = L->o->wgmma_swapped;
+    P.ss = half_dot(m, dot);
+    P.swapped = L->o->wgmma_swapped && !P.ss;
+    TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t smem_bytes, raw_bytes = 0; /* raw: the older pipeline's producer slots */
-    if (P.swapped) {
+    if (P.ss) {
+        P.producers = 1;
+        P.elem = elem;
+        P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
+        smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
+    } else if (P.swapped) {
         P.producers = swapped_producers(P.bm, P.prec, P.stages);
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
@@ -461,19 +482,20 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         smem_bytes = wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     }
     P.lag = wgmma_lag(P.stages, P.producers);
-    if (!P.swapped)
+    if (!P.swapped && !P.ss)
         raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
     LLVMValueRef hi = LLVMBuildSExt(b, lw_val(L, args[1])->s, L->t_i64, "hi");
     LLVMValueRef span = LLVMBuildSub(b, hi, lo, "");
-    LLVMValueRef steps = LLVMBuildAShr(b, LLVMBuildAdd(b, span, c64(L, BK - 1), ""), c64(L, 5), "");
+    uint32_t bk = P.ss ? SS_BK : BK;
+    LLVMValueRef steps = LLVMBuildAShr(b, LLVMBuildAdd(b, span, c64(L, bk - 1), ""), c64(L, P.ss ? 6 : 5), "");
     steps = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, span, c64(L, 0), ""), steps, c64(L, 0), "");
     P.nsteps = LLVMBuildTrunc(b, steps, L->t_i32, "nsteps");
     P.lo = lo;
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
-    Access xa = lw_access(L, lda, 0, ELEM_F32), xb = lw_access(L, ldb, 0, ELEM_F32);
+    Access xa = lw_access(L, lda, 0, elem), xb = lw_access(L, ldb, 0, elem);
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
      * full[], empty[] and (swapped) landed[] */
@@ -514,15 +536,17 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
-    uint32_t creg, preg = P.swapped ? swapped_register_split(P.consumers, P.producers, P.copies, &creg)
-                                     : transposed_register_split(P.consumers, P.producers, P.copies, &creg);
+    uint32_t creg, preg = P.swapped || P.ss ? swapped_register_split(P.consumers, P.producers, P.copies, &creg)
+                                            : transposed_register_split(P.consumers, P.producers, P.copies, &creg);
     char rtmpl[64];
     LLVMPositionBuilderAtEnd(b, prod);
     if (preg) {
         snprintf(rtmpl, sizeof rtmpl, "setmaxnreg.dec.sync.aligned.u32 %u;", preg);
         lw_asm(L, void_t(L), rtmpl, "~{memory}", NULL, 0, SEC);
     }
-    if (P.swapped)
+    if (P.ss)
+        ss_producer(&P, &xa, &xb);
+    else if (P.swapped)
         swapped_producer(&P, &xa, &xb);
     else
         transposed_producer(&P, &xa, &xb);

@@ -17,7 +17,7 @@
 #define TILEC_LOWER_WGMMA_H
 #include "compiler/lower.h"
 
-enum { WARPGROUP = 128, ROW_BYTES = 128, BK = 32 };
+enum { WARPGROUP = 128, ROW_BYTES = 128, BK = 32, SS_BK = 64 /* f16/bf16: k per stage */ };
 
 /* One pipeline being lowered. */
 typedef struct {
@@ -43,6 +43,8 @@ typedef struct {
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
+    int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
+    TirElem elem;         /* ss: the inputs' element type */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
 } Pipe;
@@ -135,6 +137,12 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
  * holds) once the stage's first group has left only itself in flight. */
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
                    LLVMValueRef rel_if);
+
+/* lower_wgmma_ss.c (f16/bf16) */
+void ss_producer(Pipe *P, const Access *xa, const Access *xb);
+/* One stage's wgmmas, left in flight; then the stage before is released
+ * (arrive on rel_addr where rel_if holds). */
+void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr, LLVMValueRef rel_if);
 
 /* lower_wgmma_ffma.c (ieee) */
 Layout ffma_layout(const Pipe *P);

@@ -23,6 +23,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma_roles = 1;     /* 128x128 +17%, 128x256 +5% on the H200 (bench/NOTES.md v7) */
     o->wgmma_split = 1;     /* where a stage has 8 wgmmas or more (lower_wgmma.c) */
     o->wgmma_ffma = 1;      /* ieee on the pipeline, where the tile fits (bench/NOTES.md v8) */
+    o->wgmma_half = 1;      /* f16/bf16 dots on the pipeline (lower_wgmma_ss.c) */
     o->keep_llvm_ir = 1;
 }
 
@@ -46,6 +47,7 @@ static const struct {
     {"wgmma-round-b", offsetof(TcOptions, wgmma_round_b)},
     {"wgmma-k-overlap", offsetof(TcOptions, wgmma_k_overlap)},
     {"wgmma-ffma", offsetof(TcOptions, wgmma_ffma)},
+    {"wgmma-half", offsetof(TcOptions, wgmma_half)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -162,6 +164,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-k-overlap");
     if (!o->wgmma_ffma)
         sb_puts(out, " -fno-wgmma-ffma");
+    if (!o->wgmma_half)
+        sb_puts(out, " -fno-wgmma-half");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

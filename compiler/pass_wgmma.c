@@ -159,6 +159,32 @@ static int harmless_before_loop(const TirInst *in)
     return in->type.kind == TY_SCALAR || in->type.kind == TY_VIEW;
 }
 
+uint32_t wgmma_ss_stage_bytes(uint32_t bm, uint32_t bn) { return (bm + bn) * 128u; }
+
+uint32_t wgmma_ss_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages)
+{
+    return stages * wgmma_ss_stage_bytes(bm, bn) + 16u * stages + 1024u;
+}
+
+/* The stages for an f16/bf16 loop (lower_wgmma_ss.c), 0 where it does not
+ * fit: a k step of 64 (one 128-byte row of A per stage), BM = 64 per
+ * consumer warpgroup (wgmma's M), BN 64..256 in 64-column panels (wgmma's
+ * N), f32 accumulators. */
+static uint32_t half_stages(const TirModule *m, const TirInst *f, const TirKernel *k, TirType ta, TirType tb,
+                            TirElem acc, const TcOptions *o)
+{
+    if (!o->wgmma_half || ta.elem != tb.elem || (ta.elem != ELEM_F16 && ta.elem != ELEM_BF16) || acc != ELEM_F32)
+        return 0;
+    uint32_t bm = ta.dim[0], bn = tb.dim[1];
+    if (ta.dim[1] != 64 || !is_const(m, tir_args(m, f)[2], 64) || bm != 16 * k->warps || bn < 64 || bn > 256 ||
+        bn % 64)
+        return 0;
+    uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
+    while (stages > 1 && wgmma_ss_smem_bytes(bm, bn, stages) > 227u * 1024u)
+        stages--;
+    return stages >= 2 ? stages : 0;
+}
+
 /* Returns the stages for loop fi (0: not a pipelined GEMM loop). */
 static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const TcOptions *o)
 {
@@ -186,11 +212,13 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     if (da[2] != carried || !load_ok(m, da[0], f->body, kv, 1) || !load_ok(m, da[1], f->body, kv, 0))
         return 0;
     TirType ta = tir_value_type(m, da[0]), tb = tir_value_type(m, da[1]);
-    if (ta.elem != ELEM_F32 || tb.elem != ELEM_F32 || ta.dim[1] != 32)
-        return 0;
-    uint32_t bm = ta.dim[0], bn = tb.dim[1];
     if (k->warps != 4 && k->warps != 8)
         return 0;
+    if (ta.elem != ELEM_F32)
+        return half_stages(m, f, k, ta, tb, dot->type.elem, o);
+    if (tb.elem != ELEM_F32 || ta.dim[1] != 32)
+        return 0;
+    uint32_t bm = ta.dim[0], bn = tb.dim[1];
     if (!is_const(m, tir_args(m, f)[2], 32))
         return 0;
     TirPrecision p = dot->ival == PREC_DEFAULT ? o->precision : (TirPrecision)dot->ival;

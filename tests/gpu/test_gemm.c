@@ -357,6 +357,22 @@ int main(void)
             run_case(rt, mod, &c, &s2, seed++);
             tilecModuleUnload(&mod);
         }
+    /* the f16/bf16 pipeline's tiles (64 k a step, 64 rows of C per consumer
+     * warpgroup): edges in every dimension, odd strides and transposed
+     * operands (element copies), and row strides of A and B that are
+     * multiples of 8 elements (K + 3, N + 1: 16-byte copies inside) */
+    static const int half[][3] = {{128, 256, 8}, {128, 128, 8}, {128, 64, 8}, {64, 256, 4}, {64, 128, 4}, {64, 64, 4}};
+    for (size_t w = 0; w < sizeof half / sizeof half[0]; w++)
+        for (int e = 0; e < 2; e++) {
+            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", half[w][0], half[w][1], 64, half[w][2]};
+            tilecModule mod = load_config(rt, &c);
+            Shape sh[] = {{300, 520, 333, 1, 0, 0, 0, 0}, {260, 300, 100, 2, 0, 1, 0, 0},
+                          {129, 203, 190, 1, 1, 0, 0, 0}, {255, 257, 129, 1, 0, 0, 0, 0},
+                          {256, 511, 253, 1, 0, 0, 0, 0}, {384, 1023, 509, 1, 0, 0, 0, 0}};
+            for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+                run_case(rt, mod, &c, &sh[i], seed++);
+            tilecModuleUnload(&mod);
+        }
     if (!quick) { /* the large case with the big tile of examples/matmul.tir */
         Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
         tilecModule mod = load_config(rt, &c);

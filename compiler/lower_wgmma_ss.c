@@ -1,0 +1,236 @@
+/*
+ * The f16/bf16 GEMM pipeline (lower_wgmma.h): both wgmma operands from
+ * shared memory, as the matrices lie; nothing transposed, rounded or
+ * converted.
+ *
+ * A stage holds 64 k. A: BM rows K-major, 128 bytes (64 k) each, under the
+ * 128-byte swizzle, read by the K-major descriptor of the tf32 pipelines
+ * (+32 bytes per k16). B: the 64 rows of a row-major B[K,N] N-major, in
+ * panels of 64 columns: panel p's row k at p * 8192 + k * 128, its 16-byte
+ * chunk c at (c ^ k % 8) * 16, the 128-byte swizzle's MN-major atoms (8 k x
+ * 64 n, 1024 bytes); wgmma reads it with imm-trans-b = 1 through a
+ * descriptor whose leading offset steps panels (8192) and stride offset
+ * steps atoms along k (1024), +2048 bytes per k16
+ * (docs/bf16_wgmma_notes.md).
+ *
+ * One producer warpgroup copies both with 16-byte cp.async (element by
+ * element where a chunk is outside the matrix or not 16-byte aligned); lag
+ * steps later each thread waits for its own copies (cp.async.wait_group),
+ * fences them for the async proxy (the tensor cores read through it) and
+ * arrives on full[]. Each consumer warpgroup (64 rows of C) issues a
+ * stage's four m64nBNk16 wgmmas as one group, waits for the group before
+ * only, and releases that group's stage. The accumulators are C's MMA
+ * layout.
+ */
+#include "compiler/lower_wgmma.h"
+
+#include <stdio.h>
+
+enum { PANEL_COLS = 64, CHUNK = 8 /* elements in 16 bytes */ };
+
+/* Whether x's rows may be copied in 16-byte chunks from column c0: a
+ * 16-byte aligned base, a row stride and c0 that are multiples of 8
+ * elements, unit column stride. */
+static LLVMValueRef chunk_aligned(Lower *L, const Access *x, LLVMValueRef c0)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lo = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, x->base, L->t_i64, ""), c64(L, 15), "");
+    lo = LLVMBuildOr(b, lo, LLVMBuildAnd(b, LLVMBuildOr(b, x->s0, c0, ""), c64(L, CHUNK - 1), ""), "");
+    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, lo, c64(L, 0), "");
+    return LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), "");
+}
+
+/* [x0, x0 + n) inside [0, d) (i64) */
+static LLVMValueRef span_inside(Lower *L, LLVMValueRef x0, uint32_t n, LLVMValueRef d)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lo = LLVMBuildICmp(b, LLVMIntSGE, x0, c64(L, 0), "");
+    return LLVMBuildAnd(b, lo, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, x0, c64(L, n), ""), d, ""), "");
+}
+
+/* One chunk at (row, col) of x to ring offset dst, element by element with
+ * plain loads and stores (zero outside the matrix): the matrix's edges and
+ * rows not 16-byte aligned. */
+static void copy_chunk_elems(Pipe *P, const Access *x, LLVMValueRef row, LLVMValueRef col, LLVMValueRef dst)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(L->ctx), i8 = LLVMInt8TypeInContext(L->ctx);
+    LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), "");
+    LLVMValueRef roff = LLVMBuildMul(b, row, x->s0, "");
+    for (uint32_t e = 0; e < CHUNK; e++) {
+        LLVMValueRef c = LLVMBuildAdd(b, col, c64(L, e), "");
+        LLVMValueRef ok = LLVMBuildAnd(b, rok, lw_in_range(L, c, x->d1), "");
+        LLVMValueRef off = LLVMBuildSelect(b, ok, LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), ""), c64(L, 0), "");
+        LLVMValueRef v = LLVMBuildLoad2(b, i16, LLVMBuildGEP2(b, i16, x->base, &off, 1, ""), "");
+        LLVMSetAlignment(v, 2);
+        v = LLVMBuildSelect(b, ok, v, LLVMConstInt(i16, 0, 0), "");
+        LLVMValueRef d = LLVMBuildAdd(b, dst, c32(L, 2 * e), "");
+        LLVMSetAlignment(LLVMBuildStore(b, v, LLVMBuildGEP2(b, i8, P->ring, &d, 1, "")), 2);
+    }
+}
+
+static void cp_async16(Lower *L, LLVMValueRef dst32, LLVMValueRef src)
+{
+    LLVMValueRef a[2] = {dst32, LLVMBuildPtrToInt(L->b, src, L->t_i64, "")};
+    lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
+}
+
+/* The rows x cols tile of x at (r0, c0) into ring offset dst, as panels of
+ * 64 columns, each `rows` rows of 128 bytes under the 128-byte swizzle.
+ * Thread lt copies 16-byte chunk lt % cpr of rows lt / cpr + q * (128 /
+ * cpr): a warp reads whole rows, contiguous. */
+static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, uint32_t rows, uint32_t cols,
+                    LLVMValueRef dst, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t cpr = cols / CHUNK, step = WARPGROUP / cpr, n = rows / step;
+    LLVMValueRef ch = LLVMBuildURem(b, lt, c32(L, cpr), ""), r = LLVMBuildUDiv(b, lt, c32(L, cpr), "");
+    LLVMValueRef pdst = LLVMBuildAdd(b, dst, LLVMBuildMul(b, LLVMBuildLShr(b, ch, c32(L, 3), ""), c32(L, rows * ROW_BYTES), ""), "");
+    LLVMValueRef ch8 = LLVMBuildAnd(b, ch, c32(L, 7), "");
+    LLVMValueRef row0 = LLVMBuildAdd(b, r0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
+    LLVMValueRef col = LLVMBuildAdd(b, c0, LLVMBuildZExt(b, LLVMBuildShl(b, ch, c32(L, 3), ""), L->t_i64, ""), "");
+    LLVMValueRef aligned = chunk_aligned(L, x, c0);
+
+    /* the whole tile inside the matrix and aligned (every step but the
+     * edges): a running pointer, nothing checked */
+    LLVMValueRef whole = LLVMBuildAnd(b, LLVMBuildAnd(b, aligned, x->nonempty, ""), span_inside(L, r0, rows, x->d0), "");
+    whole = LLVMBuildAnd(b, whole, span_inside(L, c0, cols, x->d1), "");
+    LLVMBasicBlockRef wbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.whole");
+    LLVMBasicBlockRef ebb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.edge");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.copied");
+    LLVMBuildCondBr(b, whole, wbb, ebb);
+    LLVMPositionBuilderAtEnd(b, wbb);
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(L->ctx);
+    LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, row0, x->s0, ""), col, "");
+    LLVMValueRef p = LLVMBuildGEP2(b, i16, x->base, &off, 1, "");
+    LLVMValueRef jump = LLVMBuildMul(b, x->s0, c64(L, step), "");
+    for (uint32_t q = 0; q < n; q++) {
+        if (q)
+            p = LLVMBuildGEP2(b, i16, p, &jump, 1, "");
+        LLVMValueRef d = LLVMBuildAdd(b, pdst, wg_swz(L, LLVMBuildAdd(b, r, c32(L, q * step), ""), ch8), "");
+        cp_async16(L, LLVMBuildAdd(b, P->ring32, d, ""), p);
+    }
+    LLVMBuildBr(b, done);
+
+    /* else chunk by chunk, in a loop (the producer's registers are few) */
+    LLVMPositionBuilderAtEnd(b, ebb);
+    Loop lq = wg_loop_open(L, "ss.chunk");
+    wg_loop_test(L, &lq, c32(L, n));
+    {
+        LLVMValueRef rl = LLVMBuildAdd(b, r, LLVMBuildMul(b, lq.i, c32(L, step), ""), "");
+        LLVMValueRef row = LLVMBuildAdd(b, r0, LLVMBuildZExt(b, rl, L->t_i64, ""), "");
+        LLVMValueRef d = LLVMBuildAdd(b, pdst, wg_swz(L, rl, ch8), "");
+        LLVMValueRef fast = LLVMBuildAnd(b, LLVMBuildAnd(b, aligned, x->nonempty, ""), lw_in_range(L, row, x->d0), "");
+        fast = LLVMBuildAnd(b, fast, span_inside(L, col, CHUNK, x->d1), "");
+        LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk16");
+        LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.elems");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.done");
+        LLVMBuildCondBr(b, fast, fbb, sbb);
+        LLVMPositionBuilderAtEnd(b, fbb);
+        LLVMValueRef o = LLVMBuildAdd(b, LLVMBuildMul(b, row, x->s0, ""), col, "");
+        cp_async16(L, LLVMBuildAdd(b, P->ring32, d, ""), LLVMBuildGEP2(b, i16, x->base, &o, 1, ""));
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, sbb);
+        copy_chunk_elems(P, x, row, col, d);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, join);
+    }
+    wg_loop_close(L, &lq);
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+}
+
+/* Step t's copies: once its stage is empty, A's BM x 64 tile and B's 64 x BN. */
+static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef s = wg_wait_step(P, P->empty32, t, 1);
+    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, SS_BK), ""), "k");
+    LLVMValueRef stage = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
+    ss_copy(P, xa, xa->i0, k, P->bm, SS_BK, stage, lt);
+    ss_copy(P, xb, k, xb->i1, SS_BK, P->bn, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""), lt);
+}
+
+/* The producer warpgroup: iteration u issues step u (u < nsteps) and
+ * finishes step u - lag: its own copies done, fenced for the async proxy,
+ * full[] arrived on. A group is committed every iteration, empty or not,
+ * so wait_group lag always means step u - lag. */
+void ss_producer(Pipe *P, const Access *xa, const Access *xb)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lt = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    Loop lp = wg_loop_open(L, "prod");
+    LLVMValueRef u = lp.i;
+    wg_loop_test(L, &lp, LLVMBuildAdd(b, P->nsteps, c32(L, P->lag), ""));
+    LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
+    LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, P->nsteps, ""), issue, issued);
+    LLVMPositionBuilderAtEnd(b, issue);
+    ss_issue(P, xa, xb, u, lt);
+    LLVMBuildBr(b, issued);
+    LLVMPositionBuilderAtEnd(b, issued);
+    lw_asm(L, void_t(L), "cp.async.commit_group;", "~{memory}", NULL, 0, SE);
+
+    LLVMValueRef v = LLVMBuildSub(b, u, c32(L, P->lag), "");
+    LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
+    LLVMPositionBuilderAtEnd(b, fin);
+    char wait[64];
+    snprintf(wait, sizeof wait, "cp.async.wait_group %u;\n\tfence.proxy.async.shared::cta;", P->lag);
+    lw_asm(L, void_t(L), wait, "~{memory}", NULL, 0, SE);
+    wg_bar_arrive(L, wg_bar_addr(L, P->full32, LLVMBuildURem(b, v, c32(L, P->stages), "")));
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, next);
+    wg_loop_close(L, &lp);
+    LLVMBuildRetVoid(b);
+}
+
+/* The descriptor of B's N-major panels at shared address b32: start >> 4,
+ * leading offset one panel (64 rows x 128 bytes), stride offset 8 rows
+ * (1024 bytes), the 128-byte swizzle. */
+static LLVMValueRef b_descriptor(Lower *L, LLVMValueRef b32)
+{
+    LLVMValueRef a = LLVMBuildZExt(L->b, b32, L->t_i64, "");
+    a = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, a, c64(L, 4), ""), c64(L, 0x3FFF), "");
+    uint64_t lbo = SS_BK * ROW_BYTES >> 4, sbo = 1024 >> 4;
+    uint64_t hi = (lbo << 16) | (sbo << 32) | (1ull << 62);
+    return LLVMBuildOr(L->b, a, LLVMConstInt(L->t_i64, hi, 0), "descb");
+}
+
+void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr, LLVMValueRef rel_if)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    const char *ty = P->elem == ELEM_BF16 ? "bf16" : "f16";
+    LLVMValueRef wg = LLVMBuildLShr(b, L->tid, c32(L, 7), "");
+    LLVMValueRef st = LLVMBuildAdd(b, P->ring32, soff, "");
+    LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, st, LLVMBuildMul(b, wg, c32(L, 64 * ROW_BYTES), ""), ""));
+    LLVMValueRef db = b_descriptor(L, LLVMBuildAdd(b, st, c32(L, P->bm * ROW_BYTES), ""));
+    enum { KSTEPS = SS_BK / 16 };
+    LLVMValueRef in[2 * KSTEPS + 1];
+    StrBuf t;
+    sb_init(&t);
+    sb_printf(&t, "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\twgmma.fence.sync.aligned;\n", 2 * nacc + 2 * KSTEPS);
+    for (uint32_t j = 0; j < KSTEPS; j++) {
+        /* A: +32 bytes a k16 step (its 128-byte rows); B: +2048 (16 rows) */
+        in[2 * j] = LLVMBuildAdd(b, da, c64(L, 32 * j >> 4), "");
+        in[2 * j + 1] = LLVMBuildAdd(b, db, c64(L, 16 * ROW_BYTES * j >> 4), "");
+        sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk16.f32.%s.%s {", P->bn, ty, ty);
+        for (uint32_t x = 0; x < nacc; x++)
+            sb_printf(&t, "%s$%u", x ? ", " : "", x);
+        sb_printf(&t, "}, $%u, $%u, P1, 1, 1, 0, 1;\n", 2 * nacc + 2 * j, 2 * nacc + 2 * j + 1);
+    }
+    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n\t}");
+    in[2 * KSTEPS] = c32(L, 1); /* scale-d: accumulate */
+    if (t.oom)
+        lw_error(L, (TirLoc){0}, "out of memory while lowering");
+    else
+        wg_acc_asm(L, t.data, ",l,l,l,l,l,l,l,l,r", acc, nacc, in, 2 * KSTEPS + 1);
+    sb_free(&t);
+    wg_bar_arrive_if(L, rel_addr, rel_if); /* the group before, and so its stage, is done */
+}
