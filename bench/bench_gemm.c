@@ -101,7 +101,7 @@ static const char usage[] =
     "  --modes=LIST        ieee,tf32-trunc,tf32-rna,tf32-rne,3xtf32,bf16 (default: all)\n"
     "  --archs=LIST        sm_90a,sm_80 (default: both)\n"
     "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS (default 128x128x32w8)\n"
-    "  --cfg-bf16=LIST     bf16 tiles (default 128x128x32w8)\n"
+    "  --cfg-bf16=LIST     bf16 tiles (default 128x256x64w8)\n"
     "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
     "                      repeatable, up to 4)\n"
     "  --no-cublas         skip cuBLAS\n"
@@ -181,7 +181,7 @@ static const char *opt_val(const char *arg, const char *name)
 static void parse_args(int argc, char **argv, Opts *o)
 {
     *o = (Opts){.modes = "ieee,tf32-trunc,tf32-rna,tf32-rne,3xtf32,bf16", .archs = "sm_90a,sm_80",
-                .cfg = "128x128x32w8", .cfg_bf16 = "128x128x32w8", .reps = 20, .sample_rows = 64,
+                .cfg = "128x128x32w8", .cfg_bf16 = "128x256x64w8", .reps = 20, .sample_rows = 64,
                 .compile_runs = 10, .jit_runs = 5, .batch_ms = 1, .target_ms = 200, .warm_ms = 100, .seed = 1};
     parse_shapes("1024,4096,8192,8191x8193x8190,4096x4096x64", o);
     for (int i = 1; i < argc; i++) {

@@ -14,17 +14,17 @@
  * (docs/bf16_wgmma_notes.md).
  *
  * One producer warpgroup copies both with 16-byte cp.async (element by
- * element where a chunk is outside the matrix or not 16-byte aligned); lag
- * steps later each thread waits for its own copies (cp.async.wait_group),
- * fences them for the async proxy (the tensor cores read through it) and
- * arrives on full[]. Each consumer warpgroup (64 rows of C) issues a
- * stage's four m64nBNk16 wgmmas as one group, waits for the group before
- * only, and releases that group's stage. The accumulators are C's MMA
- * layout.
+ * element where a chunk is outside the matrix or not 16-byte aligned) and
+ * has full[] track its copies (cp.async.mbarrier.arrive), so it never waits
+ * for them itself (waiting two steps later was 45% of the consumers' time
+ * in full[] waits, bench/NOTES.md v9). Each consumer warpgroup (64 rows of
+ * C) fences a full stage for the async proxy (the copies are generic-proxy
+ * writes; the tensor cores read through the async proxy), issues its four
+ * m64nBNk16 wgmmas as one group, waits for the group before only, and
+ * releases that group's stage. The accumulators are C's MMA layout.
  */
 #include "compiler/lower_wgmma.h"
 
-#include <stdio.h>
 
 enum { PANEL_COLS = 64, CHUNK = 8 /* elements in 16 bytes */ };
 
@@ -142,7 +142,10 @@ static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, 
     LLVMPositionBuilderAtEnd(b, done);
 }
 
-/* Step t's copies: once its stage is empty, A's BM x 64 tile and B's 64 x BN. */
+/* Step t's copies: once its stage is empty, A's BM x 64 tile and B's 64 x
+ * BN; then full[stage] tracks the thread's copies (the phase cannot
+ * complete before they have landed) and the thread arrives (its element
+ * stores released). */
 static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t, LLVMValueRef lt)
 {
     Lower *L = P->L;
@@ -152,42 +155,22 @@ static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t
     LLVMValueRef stage = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
     ss_copy(P, xa, xa->i0, k, P->bm, SS_BK, stage, lt);
     ss_copy(P, xb, k, xb->i1, SS_BK, P->bn, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""), lt);
+    LLVMValueRef bar = wg_bar_addr(L, P->full32, s);
+    lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
+    wg_bar_arrive(L, bar);
 }
 
-/* The producer warpgroup: iteration u issues step u (u < nsteps) and
- * finishes step u - lag: its own copies done, fenced for the async proxy,
- * full[] arrived on. A group is committed every iteration, empty or not,
- * so wait_group lag always means step u - lag. */
+/* The producer warpgroup: step after step, never waiting for its own
+ * copies (full[] does). */
 void ss_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef lt = LLVMBuildSub(b, L->tid, c32(L, P->consumers), "");
+    LLVMValueRef lt = LLVMBuildSub(L->b, L->tid, c32(L, P->consumers), "");
     Loop lp = wg_loop_open(L, "prod");
-    LLVMValueRef u = lp.i;
-    wg_loop_test(L, &lp, LLVMBuildAdd(b, P->nsteps, c32(L, P->lag), ""));
-    LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
-    LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, P->nsteps, ""), issue, issued);
-    LLVMPositionBuilderAtEnd(b, issue);
-    ss_issue(P, xa, xb, u, lt);
-    LLVMBuildBr(b, issued);
-    LLVMPositionBuilderAtEnd(b, issued);
-    lw_asm(L, void_t(L), "cp.async.commit_group;", "~{memory}", NULL, 0, SE);
-
-    LLVMValueRef v = LLVMBuildSub(b, u, c32(L, P->lag), "");
-    LLVMBasicBlockRef fin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.finish");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.next");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, v, c32(L, 0), ""), fin, next);
-    LLVMPositionBuilderAtEnd(b, fin);
-    char wait[64];
-    snprintf(wait, sizeof wait, "cp.async.wait_group %u;\n\tfence.proxy.async.shared::cta;", P->lag);
-    lw_asm(L, void_t(L), wait, "~{memory}", NULL, 0, SE);
-    wg_bar_arrive(L, wg_bar_addr(L, P->full32, LLVMBuildURem(b, v, c32(L, P->stages), "")));
-    LLVMBuildBr(b, next);
-    LLVMPositionBuilderAtEnd(b, next);
+    wg_loop_test(L, &lp, P->nsteps);
+    ss_issue(P, xa, xb, lp.i, lt);
     wg_loop_close(L, &lp);
-    LLVMBuildRetVoid(b);
+    LLVMBuildRetVoid(L->b);
 }
 
 /* The descriptor of B's N-major panels at shared address b32: start >> 4,
@@ -211,6 +194,9 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     LLVMValueRef st = LLVMBuildAdd(b, P->ring32, soff, "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, st, LLVMBuildMul(b, wg, c32(L, 64 * ROW_BYTES), ""), ""));
     LLVMValueRef db = b_descriptor(L, LLVMBuildAdd(b, st, c32(L, P->bm * ROW_BYTES), ""));
+    /* the copies landed through the generic proxy; the tensor cores read
+     * through the async one */
+    lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
     enum { KSTEPS = SS_BK / 16 };
     LLVMValueRef in[2 * KSTEPS + 1];
     StrBuf t;

@@ -22,7 +22,10 @@
  * times for 3xtf32). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
  * B operand three times for 3xtf32, producers * lag < stages. ieee (the
  * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM
- * 64..256 and a thread grid from wgmma_ffma_grid().
+ * 64..256 and a thread grid from wgmma_ffma_grid(). f16/bf16 inputs
+ * (lower_wgmma_ss.c, -fno-wgmma-half: never): step 64 and a BMx64 A tile,
+ * BM = 16 x warps, BN 64..256 in multiples of 64, f32 accumulators; the
+ * dot is left as it is (no precision to make explicit).
  * pass_precision leaves marked dots alone: the pipeline rounds or splits
  * each element once, as it moves it through shared memory or registers.
  * Everything else is left for the generic lowering.

@@ -201,6 +201,67 @@ START_TEST(wgmma_marks_gemm_loops)
 }
 END_TEST
 
+/* wg_fmt's kernel with elem inputs, k step and tile K `kt`, and warps(w). */
+static TirModule *half_module(const char *elem, int kt, int w)
+{
+    char f[2048], *p;
+    snprintf(f, sizeof f, "%s", wg_fmt);
+    for (const char *pat = "ptr<f32>, %%B: ptr<f32>"; (p = strstr(f, pat)) != NULL;) {
+        char rest[2048];
+        snprintf(rest, sizeof rest, "%s", p + strlen(pat));
+        snprintf(p, sizeof f - (size_t)(p - f), "ptr<%s>, %%%%B: ptr<%s>%s", elem, elem, rest);
+    }
+    snprintf(wg_src, sizeof wg_src, f, "", kt);
+    /* the tiles: 64xKTxE, KTx64xE, warps */
+    char out[2048];
+    snprintf(out, sizeof out, "%s", wg_src);
+    char a_old[] = "tile<64x32xf32>", b_old[] = "tile<32x64xf32>", a_new[32], b_new[32], w_new[16];
+    snprintf(a_new, sizeof a_new, "tile<64x%dx%s>", kt, elem);
+    snprintf(b_new, sizeof b_new, "tile<%dx64x%s>", kt, elem);
+    snprintf(w_new, sizeof w_new, "warps(%d)", w);
+    const char *olds[] = {a_old, b_old, "warps(4)"}, *news[] = {a_new, b_new, w_new};
+    for (int i = 0; i < 3; i++) {
+        p = strstr(out, olds[i]);
+        ck_assert_ptr_nonnull(p);
+        char rest[2048];
+        snprintf(rest, sizeof rest, "%s", p + strlen(olds[i]));
+        snprintf(p, sizeof out - (size_t)(p - out), "%s%s", news[i], rest);
+    }
+    snprintf(wg_src, sizeof wg_src, "%s", out);
+    return parse_ok(wg_src);
+}
+
+/* f16/bf16 loops (lower_wgmma_ss.c): marked with a k step of 64 and BM =
+ * 16 x warps, their dot left without a precision; otherwise generic. */
+START_TEST(wgmma_marks_half_loops)
+{
+    TcOptions o;
+    tc_options_default(&o);
+    static const char *const elems[] = {"bf16", "f16"};
+    for (int e = 0; e < 2; e++) {
+        TirModule *m = half_module(elems[e], 64, 4);
+        ck_assert_int_eq(wg_mark(m, &o), 4); /* 4 stages of (64 + 64) x 128 bytes */
+        const TirInst *f = first_for(m);
+        const TirBlock *body = &m->blocks[f->body];
+        const TirInst *dot = &m->insts[m->pool[body->insts + 2]];
+        ck_assert_int_eq(dot->op, OP_DOT);
+        ck_assert_int_eq(dot->ival, 0);
+        tir_module_free(m);
+        m = half_module(elems[e], 32, 4); /* a k step of 32: generic */
+        ck_assert_int_eq(wg_mark(m, &o), 0);
+        tir_module_free(m);
+        m = half_module(elems[e], 64, 8); /* BM 64 with two consumer warpgroups */
+        ck_assert_int_eq(wg_mark(m, &o), 0);
+        tir_module_free(m);
+        o.wgmma_half = 0;
+        m = half_module(elems[e], 64, 4);
+        ck_assert_int_eq(wg_mark(m, &o), 0);
+        tir_module_free(m);
+        o.wgmma_half = 1;
+    }
+}
+END_TEST
+
 START_TEST(wgmma_leaves_other_loops)
 {
     TcOptions o;
@@ -390,6 +451,7 @@ int main(void)
     tcase_add_loop_test(tc, precision_pass_keeps_results, 0, 5);
     tcase_add_test(tc, prefetch_leaves_dependent_loads);
     tcase_add_test(tc, wgmma_marks_gemm_loops);
+    tcase_add_test(tc, wgmma_marks_half_loops);
     tcase_add_test(tc, wgmma_leaves_other_loops);
     tcase_add_loop_test(tc, wgmma_keeps_results, 0, 4);
     tcase_add_test(tc, ffma_grid_covers_tiles);
