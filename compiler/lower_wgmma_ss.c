@@ -125,12 +125,32 @@ static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, 
         LLVMValueRef fast = LLVMBuildAnd(b, LLVMBuildAnd(b, aligned, x->nonempty, ""), lw_in_range(L, row, x->d0), "");
         fast = LLVMBuildAnd(b, fast, span_inside(L, col, CHUNK, x->d1), "");
         LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk16");
+        LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.try4");
+        LLVMBasicBlockRef wbb4 = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk4");
         LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.elems");
         LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.done");
-        LLVMBuildCondBr(b, fast, fbb, sbb);
-        LLVMPositionBuilderAtEnd(b, fbb);
         LLVMValueRef o = LLVMBuildAdd(b, LLVMBuildMul(b, row, x->s0, ""), col, "");
+        LLVMBuildCondBr(b, fast, fbb, tbb);
+        LLVMPositionBuilderAtEnd(b, fbb);
         cp_async16(L, LLVMBuildAdd(b, P->ring32, d, ""), LLVMBuildGEP2(b, i16, x->base, &o, 1, ""));
+        LLVMBuildBr(b, join);
+        /* a chunk inside the matrix whose start is 4-byte aligned (odd
+         * shapes: every row where the row stride is even, every other row
+         * where it is odd): four 4-byte cp.async, no waiting */
+        LLVMPositionBuilderAtEnd(b, tbb);
+        LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), ""),
+                                       span_inside(L, col, CHUNK, x->d1), "");
+        in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), "");
+        LLVMValueRef p4 = LLVMBuildGEP2(b, i16, x->base, &o, 1, "");
+        LLVMValueRef lo2 = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, p4, L->t_i64, ""), c64(L, 3), "");
+        LLVMBuildCondBr(b, LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntEQ, lo2, c64(L, 0), ""), ""), wbb4, sbb);
+        LLVMPositionBuilderAtEnd(b, wbb4);
+        for (uint32_t e = 0; e < 4; e++) {
+            LLVMValueRef ce = c64(L, 2 * e);
+            LLVMValueRef a[2] = {LLVMBuildAdd(b, LLVMBuildAdd(b, P->ring32, d, ""), c32(L, 4 * e), ""),
+                                 LLVMBuildPtrToInt(b, LLVMBuildGEP2(b, i16, p4, &ce, 1, ""), L->t_i64, "")};
+            lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", a, 2, SE);
+        }
         LLVMBuildBr(b, join);
         LLVMPositionBuilderAtEnd(b, sbb);
         copy_chunk_elems(P, x, row, col, d);
