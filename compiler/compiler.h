@@ -32,18 +32,17 @@ typedef struct {
     int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
                                 * consumers issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs, where a stage has 8 wgmmas or more */
-    int wgmma_k_overlap;       /* sm_90a: the swapped product's tf32 consumers issue a wgmma group per
-                                * two k8 steps and wait only for the group before (wait_group 1), so a
-                                * group's fragments load while the group before runs, across stages
-                                * too; -1 (default): where a consumer warpgroup holds two 64-column
-                                * blocks (128x256 with 8 warps); -f/-fno-wgmma-k-overlap: always/never */
+    int wgmma_k_overlap;       /* experimental (-fwgmma-k-overlap): the swapped product's tf32 consumers
+                                * issue a wgmma group per two k8 steps and wait only for the group
+                                * before (wait_group 1), so a group's fragments load while the group
+                                * before runs, across stages too */
     int wgmma_ffma;            /* sm_90a (default on; -fno-wgmma-ffma): ieee dots on the pipeline too, its
                                 * consumers computing with fp32 FMAs from the stages */
     int wgmma_half;            /* sm_90a (default on; -fno-wgmma-half): f16/bf16 dots on the pipeline,
                                 * both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
-    int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 */
+    int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
     TirDefines defines;        /* -DNAME=VALUE: the source's $NAME constants (tile shapes, ...) */
     int keep_llvm_ir;          /* print the LLVM IR into TcResult.llvm_ir (default on; the command line

@@ -472,10 +472,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * -1 to -2% at 128x128 and for 3xtf32 (bench/NOTES.md v7) */
         P.split = L->o->wgmma_split && P.blocks >= 2 && P.copies == 1;
         /* 3xtf32 sums each stage's products apart (needs them complete) */
-        /* by default where a consumer warpgroup holds two blocks: +4-6% at
-         * 128x256, -8-10% at 256x128 (bench/NOTES.md v8) */
-        int ko = L->o->wgmma_k_overlap < 0 ? P.blocks >= 2 : L->o->wgmma_k_overlap;
-        P.k_overlap = ko && P.copies == 1 && P.prec != PREC_IEEE;
+        /* off by default: +4-6% or -12% at 128x256 from run to run, -8-10%
+         * at 256x128 (bench/NOTES.md v8, v9) */
+        P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {

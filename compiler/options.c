@@ -23,8 +23,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma_roles = 1;     /* 128x128 +17%, 128x256 +5% on the H200 (bench/NOTES.md v7) */
     o->wgmma_split = 1;     /* where a stage has 8 wgmmas or more (lower_wgmma.c) */
     o->wgmma_ffma = 1;      /* ieee on the pipeline, where the tile fits (bench/NOTES.md v8) */
-    o->wgmma_half = 1;
-    o->wgmma_k_overlap = -1; /* where a consumer warpgroup has two blocks: 128x256 +4-6% (bench/NOTES.md v8, v9) */      /* f16/bf16 dots on the pipeline (lower_wgmma_ss.c) */
+    o->wgmma_half = 1;      /* f16/bf16 dots on the pipeline (lower_wgmma_ss.c) */
     o->keep_llvm_ir = 1;
 }
 
@@ -161,8 +160,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-round-b");
     if (!o->wgmma_split)
         sb_puts(out, " -fno-wgmma-split-stage");
-    if (o->wgmma_k_overlap >= 0)
-        sb_puts(out, o->wgmma_k_overlap ? " -fwgmma-k-overlap" : " -fno-wgmma-k-overlap");
+    if (o->wgmma_k_overlap)
+        sb_puts(out, " -fwgmma-k-overlap");
     if (!o->wgmma_ffma)
         sb_puts(out, " -fno-wgmma-ffma");
     if (!o->wgmma_half)

@@ -182,7 +182,8 @@ static uint32_t half_stages(const TirModule *m, const TirInst *f, const TirKerne
     if (ta.dim[1] != 64 || !is_const(m, tir_args(m, f)[2], 64) || bm != 16 * k->warps || bn < 64 || bn > 256 ||
         bn % 64)
         return 0;
-    uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
+    /* as many as fit up to 6: 128x128 +4-9% over 4 (bench/NOTES.md v9) */
+    uint32_t stages = o->stages ? (uint32_t)o->stages : 6u;
     while (stages > 1 && wgmma_ss_smem_bytes(bm, bn, stages) > 227u * 1024u)
         stages--;
     return stages >= 2 ? stages : 0;

@@ -240,7 +240,7 @@ START_TEST(wgmma_marks_half_loops)
     static const char *const elems[] = {"bf16", "f16"};
     for (int e = 0; e < 2; e++) {
         TirModule *m = half_module(elems[e], 64, 4);
-        ck_assert_int_eq(wg_mark(m, &o), 4); /* 4 stages of (64 + 64) x 128 bytes */
+        ck_assert_int_eq(wg_mark(m, &o), 6); /* 6 stages of (64 + 64) x 128 bytes */
         const TirInst *f = first_for(m);
         const TirBlock *body = &m->blocks[f->body];
         const TirInst *dot = &m->insts[m->pool[body->insts + 2]];
