@@ -538,8 +538,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
-    uint32_t creg, preg = P.swapped || P.ss ? swapped_register_split(P.consumers, P.producers, P.copies, &creg)
-                                            : transposed_register_split(P.consumers, P.producers, P.copies, &creg);
+    uint32_t creg, preg = P.ss        ? ss_register_split(P.consumers, &creg)
+                          : P.swapped ? swapped_register_split(P.consumers, P.producers, P.copies, &creg)
+                                      : transposed_register_split(P.consumers, P.producers, P.copies, &creg);
     char rtmpl[64];
     LLVMPositionBuilderAtEnd(b, prod);
     if (preg) {

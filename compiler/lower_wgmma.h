@@ -139,6 +139,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                    LLVMValueRef rel_if);
 
 /* lower_wgmma_ss.c (f16/bf16) */
+uint32_t ss_register_split(uint32_t consumers, uint32_t *consumer);
 void ss_producer(Pipe *P, const Access *xa, const Access *xb);
 /* One stage's wgmmas, left in flight; then the stage before is released
  * (arrive on rel_addr where rel_if holds). */

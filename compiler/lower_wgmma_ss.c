@@ -48,14 +48,14 @@ static LLVMValueRef span_inside(Lower *L, LLVMValueRef x0, uint32_t n, LLVMValue
     return LLVMBuildAnd(b, lo, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, x0, c64(L, n), ""), d, ""), "");
 }
 
-/* One chunk at (row, col) of x to ring offset dst, element by element with
- * plain loads and stores (zero outside the matrix): the matrix's edges and
- * rows not 16-byte aligned. */
-static void copy_chunk_elems(Pipe *P, const Access *x, LLVMValueRef row, LLVMValueRef col, LLVMValueRef dst)
+/* The chunk at (row, col) of x, element by element with plain loads (zero
+ * outside the matrix), packed into four words: the matrix's edges, and rows
+ * neither 16- nor 4-byte aligned. */
+static void load_chunk_elems(Pipe *P, const Access *x, LLVMValueRef row, LLVMValueRef col, LLVMValueRef w[4])
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMTypeRef i16 = LLVMInt16TypeInContext(L->ctx), i8 = LLVMInt8TypeInContext(L->ctx);
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(L->ctx);
     LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), "");
     LLVMValueRef roff = LLVMBuildMul(b, row, x->s0, "");
     for (uint32_t e = 0; e < CHUNK; e++) {
@@ -64,9 +64,11 @@ static void copy_chunk_elems(Pipe *P, const Access *x, LLVMValueRef row, LLVMVal
         LLVMValueRef off = LLVMBuildSelect(b, ok, LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), ""), c64(L, 0), "");
         LLVMValueRef v = LLVMBuildLoad2(b, i16, LLVMBuildGEP2(b, i16, x->base, &off, 1, ""), "");
         LLVMSetAlignment(v, 2);
-        v = LLVMBuildSelect(b, ok, v, LLVMConstInt(i16, 0, 0), "");
-        LLVMValueRef d = LLVMBuildAdd(b, dst, c32(L, 2 * e), "");
-        LLVMSetAlignment(LLVMBuildStore(b, v, LLVMBuildGEP2(b, i8, P->ring, &d, 1, "")), 2);
+        v = LLVMBuildZExt(b, LLVMBuildSelect(b, ok, v, LLVMConstInt(i16, 0, 0), ""), L->t_i32, "");
+        if (e & 1)
+            w[e / 2] = LLVMBuildOr(b, w[e / 2], LLVMBuildShl(b, v, c32(L, 16), ""), "");
+        else
+            w[e / 2] = v;
     }
 }
 
@@ -114,52 +116,95 @@ static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, 
     }
     LLVMBuildBr(b, done);
 
-    /* else chunk by chunk, in a loop (the producer's registers are few) */
+    /* else chunk by chunk, in batches of 8: a batch issues its chunks'
+     * cp.async copies and its element chunks' loads, then stores those, so
+     * the loads of a batch wait for memory once, not once a chunk (odd
+     * shapes: every other row of B when its stride is odd) */
     LLVMPositionBuilderAtEnd(b, ebb);
-    Loop lq = wg_loop_open(L, "ss.chunk");
-    wg_loop_test(L, &lq, c32(L, n));
-    {
-        LLVMValueRef rl = LLVMBuildAdd(b, r, LLVMBuildMul(b, lq.i, c32(L, step), ""), "");
-        LLVMValueRef row = LLVMBuildAdd(b, r0, LLVMBuildZExt(b, rl, L->t_i64, ""), "");
-        LLVMValueRef d = LLVMBuildAdd(b, pdst, wg_swz(L, rl, ch8), "");
-        LLVMValueRef fast = LLVMBuildAnd(b, LLVMBuildAnd(b, aligned, x->nonempty, ""), lw_in_range(L, row, x->d0), "");
-        fast = LLVMBuildAnd(b, fast, span_inside(L, col, CHUNK, x->d1), "");
-        LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk16");
-        LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.try4");
-        LLVMBasicBlockRef wbb4 = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk4");
-        LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.elems");
-        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.done");
-        LLVMValueRef o = LLVMBuildAdd(b, LLVMBuildMul(b, row, x->s0, ""), col, "");
-        LLVMBuildCondBr(b, fast, fbb, tbb);
-        LLVMPositionBuilderAtEnd(b, fbb);
-        cp_async16(L, LLVMBuildAdd(b, P->ring32, d, ""), LLVMBuildGEP2(b, i16, x->base, &o, 1, ""));
-        LLVMBuildBr(b, join);
-        /* a chunk inside the matrix whose start is 4-byte aligned (odd
-         * shapes: every row where the row stride is even, every other row
-         * where it is odd): four 4-byte cp.async, no waiting */
-        LLVMPositionBuilderAtEnd(b, tbb);
-        LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), ""),
-                                       span_inside(L, col, CHUNK, x->d1), "");
-        in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), "");
-        LLVMValueRef p4 = LLVMBuildGEP2(b, i16, x->base, &o, 1, "");
-        LLVMValueRef lo2 = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, p4, L->t_i64, ""), c64(L, 3), "");
-        LLVMBuildCondBr(b, LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntEQ, lo2, c64(L, 0), ""), ""), wbb4, sbb);
-        LLVMPositionBuilderAtEnd(b, wbb4);
-        for (uint32_t e = 0; e < 4; e++) {
-            LLVMValueRef ce = c64(L, 2 * e);
-            LLVMValueRef a[2] = {LLVMBuildAdd(b, LLVMBuildAdd(b, P->ring32, d, ""), c32(L, 4 * e), ""),
-                                 LLVMBuildPtrToInt(b, LLVMBuildGEP2(b, i16, p4, &ce, 1, ""), L->t_i64, "")};
-            lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", a, 2, SE);
+    enum { BATCH = 4 };
+    for (uint32_t q0 = 0; q0 < n; q0 += BATCH) {
+        uint32_t nb = n - q0 < BATCH ? n - q0 : BATCH;
+        LLVMValueRef w[BATCH][4], by_elem[BATCH], dq[BATCH];
+        for (uint32_t i = 0; i < nb; i++) {
+            LLVMValueRef rl = LLVMBuildAdd(b, r, c32(L, (q0 + i) * step), "");
+            LLVMValueRef row = LLVMBuildAdd(b, r0, LLVMBuildZExt(b, rl, L->t_i64, ""), "");
+            dq[i] = LLVMBuildAdd(b, pdst, wg_swz(L, rl, ch8), "");
+            LLVMValueRef d32 = LLVMBuildAdd(b, P->ring32, dq[i], "");
+            LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), ""),
+                                           span_inside(L, col, CHUNK, x->d1), "");
+            LLVMValueRef o = LLVMBuildAdd(b, LLVMBuildMul(b, row, x->s0, ""), col, "");
+            LLVMValueRef src = LLVMBuildGEP2(b, i16, x->base, &o, 1, "");
+            LLVMValueRef lo2 = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, src, L->t_i64, ""), c64(L, 3), "");
+            LLVMValueRef four = LLVMBuildAnd(b, LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), ""),
+                                             LLVMBuildICmp(b, LLVMIntEQ, lo2, c64(L, 0), ""), "");
+            LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk16");
+            LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.try4");
+            LLVMBasicBlockRef c4bb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk4");
+            LLVMBasicBlockRef lbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.elems");
+            LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.issued");
+            LLVMBuildCondBr(b, LLVMBuildAnd(b, aligned, in, ""), fbb, tbb);
+            LLVMPositionBuilderAtEnd(b, fbb);
+            cp_async16(L, d32, src);
+            LLVMBuildBr(b, join);
+            /* a chunk inside the matrix whose start is 4-byte aligned (odd
+             * shapes: every row where the row stride is even, every other
+             * row where it is odd): four 4-byte cp.async */
+            LLVMPositionBuilderAtEnd(b, tbb);
+            LLVMBuildCondBr(b, four, c4bb, lbb);
+            LLVMPositionBuilderAtEnd(b, c4bb);
+            for (uint32_t e = 0; e < 4; e++) {
+                LLVMValueRef ce = c64(L, 2 * e);
+                LLVMValueRef a[2] = {LLVMBuildAdd(b, d32, c32(L, 4 * e), ""),
+                                     LLVMBuildPtrToInt(b, LLVMBuildGEP2(b, i16, src, &ce, 1, ""), L->t_i64, "")};
+                lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", a, 2, SE);
+            }
+            LLVMBuildBr(b, join);
+            LLVMPositionBuilderAtEnd(b, lbb);
+            LLVMValueRef lw[4];
+            load_chunk_elems(P, x, row, col, lw);
+            LLVMBasicBlockRef lend = LLVMGetInsertBlock(b);
+            LLVMBuildBr(b, join);
+            LLVMPositionBuilderAtEnd(b, join);
+            LLVMBasicBlockRef from[3] = {fbb, c4bb, lend};
+            by_elem[i] = LLVMBuildPhi(b, L->t_i1, "");
+            LLVMValueRef flags[3] = {LLVMConstInt(L->t_i1, 0, 0), LLVMConstInt(L->t_i1, 0, 0), LLVMConstInt(L->t_i1, 1, 0)};
+            LLVMAddIncoming(by_elem[i], flags, from, 3);
+            for (uint32_t k = 0; k < 4; k++) {
+                w[i][k] = LLVMBuildPhi(b, L->t_i32, "");
+                LLVMValueRef vals[3] = {LLVMGetUndef(L->t_i32), LLVMGetUndef(L->t_i32), lw[k]};
+                LLVMAddIncoming(w[i][k], vals, from, 3);
+            }
         }
-        LLVMBuildBr(b, join);
-        LLVMPositionBuilderAtEnd(b, sbb);
-        copy_chunk_elems(P, x, row, col, d);
-        LLVMBuildBr(b, join);
-        LLVMPositionBuilderAtEnd(b, join);
+        for (uint32_t i = 0; i < nb; i++) {
+            LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.store");
+            LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.stored");
+            LLVMBuildCondBr(b, by_elem[i], sbb, next);
+            LLVMPositionBuilderAtEnd(b, sbb);
+            LLVMValueRef f[4];
+            for (uint32_t k = 0; k < 4; k++)
+                f[k] = LLVMBuildBitCast(b, w[i][k], L->t_f32, "");
+            wg_st_shared_v4(L, P->ring, dq[i], f);
+            LLVMBuildBr(b, next);
+            LLVMPositionBuilderAtEnd(b, next);
+        }
     }
-    wg_loop_close(L, &lq);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
+}
+
+/* The registers after setmaxnreg (0: left as they are): with two consumer
+ * warpgroups the producer keeps 128 (a batch of element chunks in
+ * registers: 96 spilled at 128x256) and the consumers get the rest (184:
+ * 128 accumulators at BN = 256). */
+uint32_t ss_register_split(uint32_t consumers, uint32_t *consumer)
+{
+    uint32_t nc = consumers / WARPGROUP, launch = consumers + WARPGROUP, prod = 128;
+    *consumer = 0;
+    if (launch <= 256)
+        return 0;
+    uint32_t c = ((nc + 1) * wgmma_entry_regs(launch) - prod) / nc / 8 * 8;
+    *consumer = c > 240 ? 240 : c;
+    return prod;
 }
 
 /* Step t's copies: once its stage is empty, A's BM x 64 tile and B's 64 x
