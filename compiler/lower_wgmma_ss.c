@@ -235,6 +235,9 @@ void ss_producer(Pipe *P, const Access *xa, const Access *xb)
     wg_loop_test(L, &lp, P->nsteps);
     ss_issue(P, xa, xb, lp.i, lt);
     wg_loop_close(L, &lp);
+    /* no exit with copies in flight (full[] tracks them, but the thread
+     * that issued them would be gone) */
+    lw_asm(L, void_t(L), "cp.async.wait_all;", "~{memory}", NULL, 0, SE);
     LLVMBuildRetVoid(L->b);
 }
 
