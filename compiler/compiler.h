@@ -40,6 +40,8 @@ typedef struct {
                                 * consumers computing with fp32 FMAs from the stages */
     int wgmma_half;            /* sm_90a (default on; -fno-wgmma-half): f16/bf16 dots on the pipeline,
                                 * both wgmma operands from shared memory (lower_wgmma_ss.c) */
+    int wgmma_half_two_producers; /* experimental (-fwgmma-half-two-producers, not yet run on a GPU):
+                                * two producer warpgroups for f16/bf16 where the registers allow */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */

@@ -39,7 +39,7 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
         if (in->op == OP_FOR && in->ival > 0) {
             const TirInst *dot = loop_dot(m, in);
             if (half_dot(m, dot))
-                return WARPGROUP;
+                return ss_producers(k->warps * 32, dot->type.dim[1], o) * WARPGROUP;
             if (o->wgmma_swapped)
                 return swapped_producers(dot->type.dim[0], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
             return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
@@ -456,7 +456,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t smem_bytes, raw_bytes = 0; /* raw: the older pipeline's producer slots */
     if (P.ss) {
-        P.producers = 1;
+        P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
         smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
@@ -518,7 +518,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), init, go);
     LLVMPositionBuilderAtEnd(b, init);
     for (uint32_t s = 0; s < P.stages; s++) {
-        LLVMValueRef a[2] = {wg_bar_addr(L, P.full32, c32(L, s)), c32(L, WARPGROUP)};
+        /* ss: every producer thread arrives once per step; swapped: the
+         * copier's, or each producer's for its own steps */
+        LLVMValueRef a[2] = {wg_bar_addr(L, P.full32, c32(L, s)), c32(L, P.ss ? P.producers * WARPGROUP : WARPGROUP)};
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         a[0] = wg_bar_addr(L, P.empty32, c32(L, s));
         a[1] = c32(L, P.consumers);
@@ -538,7 +540,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
-    uint32_t creg, preg = P.ss        ? ss_register_split(P.consumers, &creg)
+    uint32_t creg, preg = P.ss        ? ss_register_split(P.consumers, P.producers, &creg)
                           : P.swapped ? swapped_register_split(P.consumers, P.producers, P.copies, &creg)
                                       : transposed_register_split(P.consumers, P.producers, P.copies, &creg);
     char rtmpl[64];

@@ -17,7 +17,8 @@
 #define TILEC_LOWER_WGMMA_H
 #include "compiler/lower.h"
 
-enum { WARPGROUP = 128, ROW_BYTES = 128, BK = 32, SS_BK = 64 /* f16/bf16: k per stage */ };
+enum { WARPGROUP = 128, ROW_BYTES = 128, BK = 32 };
+enum { SS_BK = 64 }; /* f16/bf16 (lower_wgmma_ss.c): k per stage */
 
 /* One pipeline being lowered. */
 typedef struct {
@@ -139,7 +140,8 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                    LLVMValueRef rel_if);
 
 /* lower_wgmma_ss.c (f16/bf16) */
-uint32_t ss_register_split(uint32_t consumers, uint32_t *consumer);
+uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
+uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer);
 void ss_producer(Pipe *P, const Access *xa, const Access *xb);
 /* One stage's wgmmas, left in flight; then the stage before is released
  * (arrive on rel_addr where rel_if holds). */

@@ -13,8 +13,10 @@
  * steps atoms along k (1024), +2048 bytes per k16
  * (docs/bf16_wgmma_notes.md).
  *
- * One producer warpgroup copies both with 16-byte cp.async (element by
- * element where a chunk is outside the matrix or not 16-byte aligned) and
+ * One producer warpgroup (two with -fwgmma-half-two-producers, not yet run
+ * on a GPU: ss_producers()) copies both with 16-byte cp.async (element by
+ * element where a chunk is outside the matrix or not 16-byte aligned; at
+ * odd strides that path is the limit, bench/NOTES.md v9), and each thread
  * has full[] track its copies (cp.async.mbarrier.arrive), so it never waits
  * for them itself (waiting two steps later was 45% of the consumers' time
  * in full[] waits, bench/NOTES.md v9). Each consumer warpgroup (64 rows of
@@ -80,14 +82,14 @@ static void cp_async16(Lower *L, LLVMValueRef dst32, LLVMValueRef src)
 
 /* The rows x cols tile of x at (r0, c0) into ring offset dst, as panels of
  * 64 columns, each `rows` rows of 128 bytes under the 128-byte swizzle.
- * Thread lt copies 16-byte chunk lt % cpr of rows lt / cpr + q * (128 /
- * cpr): a warp reads whole rows, contiguous. */
+ * Producer thread lt copies 16-byte chunk lt % cpr of rows lt / cpr + q *
+ * (threads / cpr): a warp reads whole rows, contiguous. */
 static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, uint32_t rows, uint32_t cols,
                     LLVMValueRef dst, LLVMValueRef lt)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    uint32_t cpr = cols / CHUNK, step = WARPGROUP / cpr, n = rows / step;
+    uint32_t cpr = cols / CHUNK, step = P->producers * WARPGROUP / cpr, n = rows / step;
     LLVMValueRef ch = LLVMBuildURem(b, lt, c32(L, cpr), ""), r = LLVMBuildUDiv(b, lt, c32(L, cpr), "");
     LLVMValueRef pdst = LLVMBuildAdd(b, dst, LLVMBuildMul(b, LLVMBuildLShr(b, ch, c32(L, 3), ""), c32(L, rows * ROW_BYTES), ""), "");
     LLVMValueRef ch8 = LLVMBuildAnd(b, ch, c32(L, 7), "");
@@ -192,17 +194,27 @@ static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, 
     LLVMPositionBuilderAtEnd(b, done);
 }
 
-/* The registers after setmaxnreg (0: left as they are): with two consumer
- * warpgroups the producer keeps 128 (a batch of element chunks in
- * registers: 96 spilled at 128x256) and the consumers get the rest (184:
- * 128 accumulators at BN = 256). */
-uint32_t ss_register_split(uint32_t consumers, uint32_t *consumer)
+/* Producer warpgroups: one; two with -fwgmma-half-two-producers (for the
+ * element path at odd strides), but not where two consumer warpgroups hold
+ * BN = 256 (512 threads start with 128 registers, and ptxas wants each
+ * m64n256 wgmma to fit in that: it needs 154). */
+uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o)
 {
-    uint32_t nc = consumers / WARPGROUP, launch = consumers + WARPGROUP, prod = 128;
+    return o->wgmma_half_two_producers && !(consumers > WARPGROUP && bn > 128) ? 2 : 1;
+}
+
+/* The registers after setmaxnreg (0: left as they are): the producers keep
+ * 128 (a batch of element chunks in registers; 96 spilled at 128x256),
+ * but 72 beside two consumer warpgroups (65536 = 256 x 184 + 256 x 72);
+ * the consumers get the rest (184 at BN = 256: 128 accumulators). */
+uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer)
+{
+    uint32_t nc = consumers / WARPGROUP, launch = consumers + producers * WARPGROUP;
+    uint32_t prod = nc == 2 && producers == 2 ? 72 : 128;
     *consumer = 0;
     if (launch <= 256)
         return 0;
-    uint32_t c = ((nc + 1) * wgmma_entry_regs(launch) - prod) / nc / 8 * 8;
+    uint32_t c = ((nc + producers) * wgmma_entry_regs(launch) - producers * prod) / nc / 8 * 8;
     *consumer = c > 240 ? 240 : c;
     return prod;
 }
@@ -225,8 +237,8 @@ static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t
     wg_bar_arrive(L, bar);
 }
 
-/* The producer warpgroup: step after step, never waiting for its own
- * copies (full[] does). */
+/* A producer thread: step after step, never waiting for its own copies
+ * (full[] does). */
 void ss_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;

@@ -48,6 +48,7 @@ static const struct {
     {"wgmma-k-overlap", offsetof(TcOptions, wgmma_k_overlap)},
     {"wgmma-ffma", offsetof(TcOptions, wgmma_ffma)},
     {"wgmma-half", offsetof(TcOptions, wgmma_half)},
+    {"wgmma-half-two-producers", offsetof(TcOptions, wgmma_half_two_producers)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -166,6 +167,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fno-wgmma-ffma");
     if (!o->wgmma_half)
         sb_puts(out, " -fno-wgmma-half");
+    if (o->wgmma_half_two_producers)
+        sb_puts(out, " -fwgmma-half-two-producers");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

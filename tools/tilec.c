@@ -62,6 +62,8 @@ static const char usage[] =
     "                       (default: the pipeline with both wgmma operands in\n"
     "                       shared memory, for a K step of 64, BM = 16 x warps,\n"
     "                       BN 64..256 in multiples of 64)\n"
+    "  -fwgmma-half-two-producers  experimental, not yet run on a GPU: two producer\n"
+    "                       warpgroups for f16/bf16 (not at 128x256 with 8 warps)\n"
     "  -DNAME=VALUE         define $NAME (or ${NAME}) in the source as the integer\n"
     "                       VALUE, e.g. tile<${BM}x32xf32> with -DBM=128\n"
     "  --stages=N           wgmma pipeline stages, 2..8 (default: as many as\n"
