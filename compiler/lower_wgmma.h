@@ -3,8 +3,10 @@
  * lowers to: the driver and what both pipelines share (lower_wgmma.c), the
  * swapped product, the default (lower_wgmma_swapped.c), and the older
  * pipeline that transposes B in its producers (lower_wgmma_transposed.c,
- * -fno-wgmma-swapped), and the FMA consumers for ieee dots
- * (lower_wgmma_ffma.c; -fno-wgmma-ffma turns them off).
+ * -fno-wgmma-swapped), the FMA consumers for ieee dots
+ * (lower_wgmma_ffma.c; -fno-wgmma-ffma turns them off), and the f16/bf16
+ * pipeline with both wgmma operands in shared memory (lower_wgmma_ss.c;
+ * its producers copy only, a stage completing on full[] alone).
  *
  * Both run the same protocol over a ring of S shared-memory stages: P
  * producer warpgroups, producer p's iteration u issuing the copies of step

@@ -27,8 +27,7 @@
  */
 #include "compiler/lower_wgmma.h"
 
-
-enum { PANEL_COLS = 64, CHUNK = 8 /* elements in 16 bytes */ };
+enum { CHUNK = 8 /* elements in 16 bytes */, PANEL_CHUNKS = 8 /* 64 columns */ };
 
 /* Whether x's rows may be copied in 16-byte chunks from column c0: a
  * 16-byte aligned base, a row stride and c0 that are multiples of 8
@@ -91,8 +90,10 @@ static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, 
     LLVMBuilderRef b = L->b;
     uint32_t cpr = cols / CHUNK, step = P->producers * WARPGROUP / cpr, n = rows / step;
     LLVMValueRef ch = LLVMBuildURem(b, lt, c32(L, cpr), ""), r = LLVMBuildUDiv(b, lt, c32(L, cpr), "");
-    LLVMValueRef pdst = LLVMBuildAdd(b, dst, LLVMBuildMul(b, LLVMBuildLShr(b, ch, c32(L, 3), ""), c32(L, rows * ROW_BYTES), ""), "");
-    LLVMValueRef ch8 = LLVMBuildAnd(b, ch, c32(L, 7), "");
+    /* the chunk's panel, and its place in a row of the panel */
+    LLVMValueRef panel = LLVMBuildUDiv(b, ch, c32(L, PANEL_CHUNKS), "");
+    LLVMValueRef pdst = LLVMBuildAdd(b, dst, LLVMBuildMul(b, panel, c32(L, rows * ROW_BYTES), ""), "");
+    LLVMValueRef ch8 = LLVMBuildURem(b, ch, c32(L, PANEL_CHUNKS), "");
     LLVMValueRef row0 = LLVMBuildAdd(b, r0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
     LLVMValueRef col = LLVMBuildAdd(b, c0, LLVMBuildZExt(b, LLVMBuildShl(b, ch, c32(L, 3), ""), L->t_i64, ""), "");
     LLVMValueRef aligned = chunk_aligned(L, x, c0);
