@@ -109,6 +109,16 @@ uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint
  * columns of B, 128 bytes each (64 k); two barriers per stage. */
 uint32_t wgmma_ss_stage_bytes(uint32_t bm, uint32_t bn);
 uint32_t wgmma_ss_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
+/* The pipelines' registers (lower_wgmma*.c): per thread at entry for
+ * `launch` threads (the register file shared evenly, in the multiples of 8
+ * setmaxnreg works in); each pipeline's split after setmaxnreg, the
+ * producers' count returned and the consumers' in *consumer (0 and 0:
+ * left as they are); the f16/bf16 pipeline's producer warpgroups. */
+uint32_t wgmma_entry_regs(uint32_t launch);
+uint32_t transposed_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
+uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer);
+uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
 /* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):
  * tr x tc threads, each 8 columns in two runs of 4 and BM / tr rows, at
  * most 64 accumulators; 0 where the tile does not fit that. */

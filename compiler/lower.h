@@ -156,9 +156,6 @@ LLVMValueRef ew_convert(Lower *L, LLVMValueRef x, TirElem from, TirElem to);
  * kernel launches beside its warps(N) for it (0 when it has no such loop). */
 void lower_wgmma_loop(Lower *L, uint32_t inst);
 uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o);
-/* Registers per thread at entry for `launch` threads (the register file
- * shared evenly, in the multiples of 8 setmaxnreg works in). */
-uint32_t wgmma_entry_regs(uint32_t launch);
 
 /* codegen.c */
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);

@@ -127,14 +127,12 @@ void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRe
 extern const uint32_t wg_pairs3[3][2];
 
 /* lower_wgmma_transposed.c (-fno-wgmma-swapped) */
-uint32_t transposed_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
 void transposed_producer(Pipe *P, const Access *xa, const Access *xb);
 /* One stage for the consumers: A fragments from the stage, B by descriptor db. */
 void transposed_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef *acc, uint32_t nacc);
 
 /* lower_wgmma_swapped.c (the default) */
 uint32_t swapped_producers(uint32_t bm, TirPrecision p, uint32_t stages);
-uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
 void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
 /* With k_overlap, rel_addr/rel_if: the barrier to arrive on (where rel_if
  * holds) once the stage's first group has left only itself in flight. */
@@ -142,8 +140,6 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                    LLVMValueRef rel_if);
 
 /* lower_wgmma_ss.c (f16/bf16) */
-uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
-uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer);
 void ss_producer(Pipe *P, const Access *xa, const Access *xb);
 /* One stage's wgmmas, left in flight; then the stage before is released
  * (arrive on rel_addr where rel_if holds). */

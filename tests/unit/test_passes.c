@@ -405,6 +405,51 @@ static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
     return started == n;
 }
 
+/* Every pipeline's setmaxnreg split fits the register file: what the
+ * warpgroups hold after it is at most what the launch holds at entry, each
+ * value a multiple of 8 in [24, 240], and the f16/bf16 consumers keep the
+ * 184 that 128 accumulators (BN = 256) need. */
+static void check_split(uint32_t consumers, uint32_t producers, uint32_t preg, uint32_t creg)
+{
+    uint32_t launch = consumers + producers * 128;
+    if (!preg) { /* left as they are: only for small launches */
+        ck_assert_uint_le(launch, 256);
+        return;
+    }
+    ck_assert_uint_eq(preg % 8, 0);
+    ck_assert_uint_eq(creg % 8, 0);
+    ck_assert(preg >= 24 && creg >= 24 && preg <= 240 && creg <= 240);
+    ck_assert_uint_le(consumers * creg + producers * 128 * preg, launch * wgmma_entry_regs(launch));
+}
+
+START_TEST(register_splits_fit)
+{
+    TcOptions o;
+    tc_options_default(&o);
+    for (uint32_t nc = 1; nc <= 2; nc++)
+        for (int two = 0; two < 2; two++)
+            for (uint32_t bn = 64; bn <= 256; bn += 64) {
+                o.wgmma_half_two_producers = two;
+                uint32_t np = ss_producers(nc * 128, bn, &o), creg;
+                ck_assert(np == 1 || np == 2);
+                if (nc == 2 && bn == 256)
+                    ck_assert_uint_eq(np, 1); /* 512 threads: too few registers for m64n256 */
+                uint32_t preg = ss_register_split(nc * 128, np, &creg);
+                check_split(nc * 128, np, preg, creg);
+                if (preg && bn == 256)
+                    ck_assert_uint_ge(creg, 184);
+            }
+    for (uint32_t nc = 1; nc <= 2; nc++)
+        for (uint32_t np = 1; np <= 2; np++)
+            for (uint32_t copies = 1; copies <= 3; copies += 2) {
+                uint32_t creg, preg = swapped_register_split(nc * 128, np, copies, &creg);
+                check_split(nc * 128, np, preg, creg);
+                preg = transposed_register_split(nc * 128, np, copies, &creg);
+                check_split(nc * 128, np, preg, creg);
+            }
+}
+END_TEST
+
 /* The FMA pipeline's thread grid (ieee): every tile it takes is covered
  * exactly (tr x tc threads, each 8 columns in two runs of 4 and BM / tr
  * rows, at most 64 accumulators); the tiles it refuses hold more. */
@@ -452,6 +497,7 @@ int main(void)
     tcase_add_test(tc, prefetch_leaves_dependent_loads);
     tcase_add_test(tc, wgmma_marks_gemm_loops);
     tcase_add_test(tc, wgmma_marks_half_loops);
+    tcase_add_test(tc, register_splits_fit);
     tcase_add_test(tc, wgmma_leaves_other_loops);
     tcase_add_loop_test(tc, wgmma_keeps_results, 0, 4);
     tcase_add_test(tc, ffma_grid_covers_tiles);
