@@ -51,25 +51,41 @@ static LLVMValueRef span_inside(Lower *L, LLVMValueRef x0, uint32_t n, LLVMValue
 
 /* The chunk at (row, col) of x, element by element with plain loads (zero
  * outside the matrix), packed into four words: the matrix's edges, and rows
- * neither 16- nor 4-byte aligned. */
+ * neither 16- nor 4-byte aligned. Nothing is read for a row outside the
+ * matrix (or an empty view, whose base may point anywhere); in a row inside
+ * it, a column outside reads the row's first element and drops it. */
 static void load_chunk_elems(Pipe *P, const Access *x, LLVMValueRef row, LLVMValueRef col, LLVMValueRef w[4])
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMTypeRef i16 = LLVMInt16TypeInContext(L->ctx);
     LLVMValueRef rok = LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), "");
-    LLVMValueRef roff = LLVMBuildMul(b, row, x->s0, "");
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef lbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.elems.row");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.elems.done");
+    LLVMBuildCondBr(b, rok, lbb, join);
+    LLVMPositionBuilderAtEnd(b, lbb);
+    LLVMValueRef roff = LLVMBuildMul(b, row, x->s0, ""), lw[4];
     for (uint32_t e = 0; e < CHUNK; e++) {
         LLVMValueRef c = LLVMBuildAdd(b, col, c64(L, e), "");
-        LLVMValueRef ok = LLVMBuildAnd(b, rok, lw_in_range(L, c, x->d1), "");
-        LLVMValueRef off = LLVMBuildSelect(b, ok, LLVMBuildAdd(b, roff, LLVMBuildMul(b, c, x->s1, ""), ""), c64(L, 0), "");
+        LLVMValueRef ok = lw_in_range(L, c, x->d1);
+        LLVMValueRef off = LLVMBuildAdd(b, roff, LLVMBuildSelect(b, ok, LLVMBuildMul(b, c, x->s1, ""), c64(L, 0), ""), "");
         LLVMValueRef v = LLVMBuildLoad2(b, i16, LLVMBuildGEP2(b, i16, x->base, &off, 1, ""), "");
         LLVMSetAlignment(v, 2);
         v = LLVMBuildZExt(b, LLVMBuildSelect(b, ok, v, LLVMConstInt(i16, 0, 0), ""), L->t_i32, "");
         if (e & 1)
-            w[e / 2] = LLVMBuildOr(b, w[e / 2], LLVMBuildShl(b, v, c32(L, 16), ""), "");
+            lw[e / 2] = LLVMBuildOr(b, lw[e / 2], LLVMBuildShl(b, v, c32(L, 16), ""), "");
         else
-            w[e / 2] = v;
+            lw[e / 2] = v;
+    }
+    LLVMBasicBlockRef lend = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    for (uint32_t k = 0; k < 4; k++) {
+        w[k] = LLVMBuildPhi(b, L->t_i32, "");
+        LLVMValueRef vals[2] = {c32(L, 0), lw[k]};
+        LLVMBasicBlockRef bbs[2] = {from, lend};
+        LLVMAddIncoming(w[k], vals, bbs, 2);
     }
 }
 

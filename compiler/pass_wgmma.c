@@ -24,7 +24,7 @@
  * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM
  * 64..256 and a thread grid from wgmma_ffma_grid(). f16/bf16 inputs
  * (lower_wgmma_ss.c, -fno-wgmma-half: never): step 64 and a BMx64 A tile,
- * BM = 16 x warps, BN 64..256 in multiples of 64, f32 accumulators; the
+ * BM = 16 x warps, BN 64, 128 or 256, f32 accumulators; the
  * dot is left as it is (no precision to make explicit).
  * pass_precision leaves marked dots alone: the pipeline rounds or splits
  * each element once, as it moves it through shared memory or registers.
@@ -179,8 +179,10 @@ static uint32_t half_stages(const TirModule *m, const TirInst *f, const TirKerne
     if (!o->wgmma_half || ta.elem != tb.elem || (ta.elem != ELEM_F16 && ta.elem != ELEM_BF16) || acc != ELEM_F32)
         return 0;
     uint32_t bm = ta.dim[0], bn = tb.dim[1];
+    /* BN a power of two: its 16-byte chunks per row (8..32) divide the
+     * producer threads (lower_wgmma_ss.c's copies) */
     if (ta.dim[1] != 64 || !is_const(m, tir_args(m, f)[2], 64) || bm != 16 * k->warps || bn < 64 || bn > 256 ||
-        bn % 64)
+        (bn & (bn - 1)))
         return 0;
     /* as many as fit up to 6: 128x128 +4-9% over 4 (bench/NOTES.md v9) */
     uint32_t stages = o->stages ? (uint32_t)o->stages : 6u;

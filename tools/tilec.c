@@ -61,7 +61,7 @@ static const char usage[] =
     "  -fno-wgmma-half      sm_90a: f16/bf16 dots take the generic lowering\n"
     "                       (default: the pipeline with both wgmma operands in\n"
     "                       shared memory, for a K step of 64, BM = 16 x warps,\n"
-    "                       BN 64..256 in multiples of 64)\n"
+    "                       BN 64, 128 or 256)\n"
     "  -fwgmma-half-two-producers  experimental, not yet run on a GPU: two producer\n"
     "                       warpgroups for f16/bf16 (not at 128x256 with 8 warps)\n"
     "  -DNAME=VALUE         define $NAME (or ${NAME}) in the source as the integer\n"
