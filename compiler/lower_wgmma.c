@@ -269,16 +269,17 @@ void wg_st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef
 
 /* ---- consumer ---- */
 
-/* wgmma shared-memory descriptor of a K-major, 128-byte swizzled operand at
- * shared address a32: start >> 4, leading offset 1 (unused when swizzled),
- * 8-row stride 1024 bytes, swizzle mode 1 (128 B). */
-LLVMValueRef wg_descriptor(Lower *L, LLVMValueRef a32)
+LLVMValueRef wg_descriptor_offsets(Lower *L, LLVMValueRef a32, uint32_t lbo, uint32_t sbo)
 {
     LLVMValueRef a = LLVMBuildZExt(L->b, a32, L->t_i64, "");
     a = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, a, c64(L, 4), ""), c64(L, 0x3FFF), "");
-    uint64_t hi = (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+    uint64_t hi = ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) | (1ull << 62);
     return LLVMBuildOr(L->b, a, LLVMConstInt(L->t_i64, hi, 0), "desc");
 }
+
+/* K-major: leading offset 16 bytes (encoded 1: unused when swizzled),
+ * 8-row stride 1024 bytes. */
+LLVMValueRef wg_descriptor(Lower *L, LLVMValueRef a32) { return wg_descriptor_offsets(L, a32, 16, 1024); }
 
 /* Inline PTX `tmpl` on the accumulators: operands 0..nacc-1 are acc, read
  * and written in place (each output tied to its input), followed by the
@@ -404,15 +405,17 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         return;
     memcpy(cur, phis, nacc * sizeof *cur);
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
-    if (P->ss) { /* as k_overlap */
+    LLVMValueRef rel_addr = NULL, rel_if = NULL; /* overlap: the stage before, released inside */
+    if (overlap) {
         LLVMValueRef prev = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, s, c32(L, 0), ""), c32(L, P->stages - 1),
                                             LLVMBuildSub(b, s, c32(L, 1), ""), "");
-        ss_stage(P, soff, cur, nacc, wg_bar_addr(L, P->empty32, prev), LLVMBuildICmp(b, LLVMIntNE, it, c32(L, 0), ""));
-    } else if (P->k_overlap) { /* the stage before is released inside, once its last group is done */
-        LLVMValueRef prev = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, s, c32(L, 0), ""), c32(L, P->stages - 1),
-                                            LLVMBuildSub(b, s, c32(L, 1), ""), "");
-        swapped_stage(P, soff, cur, nacc, wg_bar_addr(L, P->empty32, prev),
-                      LLVMBuildICmp(b, LLVMIntNE, it, c32(L, 0), ""));
+        rel_addr = wg_bar_addr(L, P->empty32, prev);
+        rel_if = LLVMBuildICmp(b, LLVMIntNE, it, c32(L, 0), "");
+    }
+    if (P->ss) {
+        ss_stage(P, soff, cur, nacc, rel_addr, rel_if);
+    } else if (P->k_overlap) {
+        swapped_stage(P, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->ffma) {
         ffma_stage(P, soff, cur, nacc);
     } else if (P->swapped) {
@@ -472,8 +475,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * (two 64-column blocks per consumer warpgroup): +3% at 128x256,
          * -1 to -2% at 128x128 and for 3xtf32 (bench/NOTES.md v7) */
         P.split = L->o->wgmma_split && P.blocks >= 2 && P.copies == 1;
-        /* 3xtf32 sums each stage's products apart (needs them complete) */
-        /* off by default: +4-6% or -12% at 128x256 from run to run, -8-10%
+        /* 3xtf32 sums each stage's products apart (needs them complete);
+         * off by default: +4-6% or -12% at 128x256 from run to run, -8-10%
          * at 256x128 (bench/NOTES.md v8, v9) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
@@ -492,8 +495,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
     LLVMValueRef hi = LLVMBuildSExt(b, lw_val(L, args[1])->s, L->t_i64, "hi");
     LLVMValueRef span = LLVMBuildSub(b, hi, lo, "");
-    uint32_t bk = P.ss ? SS_BK : BK;
-    LLVMValueRef steps = LLVMBuildAShr(b, LLVMBuildAdd(b, span, c64(L, bk - 1), ""), c64(L, P.ss ? 6 : 5), "");
+    uint32_t bk = P.ss ? SS_BK : BK, log2_bk = 0; /* a power of two */
+    while ((1u << log2_bk) < bk)
+        log2_bk++;
+    LLVMValueRef steps = LLVMBuildAShr(b, LLVMBuildAdd(b, span, c64(L, bk - 1), ""), c64(L, log2_bk), "");
     steps = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, span, c64(L, 0), ""), steps, c64(L, 0), "");
     P.nsteps = LLVMBuildTrunc(b, steps, L->t_i32, "nsteps");
     P.lo = lo;

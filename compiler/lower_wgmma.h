@@ -108,7 +108,10 @@ LLVMValueRef wg_swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk);
 void wg_st_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e);
 /* ... and its load: e[0..3] from base + off (16-byte aligned) */
 void wg_ld_shared_v4(Lower *L, LLVMValueRef base, LLVMValueRef off, LLVMValueRef *e);
-/* wgmma descriptor of a K-major, 128-byte swizzled operand at shared address a32 */
+/* wgmma descriptor of a 128-byte swizzled operand at shared address a32
+ * (start >> 4, swizzle mode 1) with leading and stride offsets in bytes;
+ * wg_descriptor(): a K-major one. */
+LLVMValueRef wg_descriptor_offsets(Lower *L, LLVMValueRef a32, uint32_t lbo, uint32_t sbo);
 LLVMValueRef wg_descriptor(Lower *L, LLVMValueRef a32);
 /* Inline PTX on the accumulators (operands 0..nacc-1, in place), then the
  * inputs in[0..nin) with constraints in_cons (each with its leading comma). */

@@ -27,6 +27,8 @@
  */
 #include "compiler/lower_wgmma.h"
 
+#include <string.h>
+
 enum { CHUNK = 8 /* elements in 16 bytes */, PANEL_CHUNKS = 8 /* 64 columns */ };
 
 /* Whether x's rows may be copied in 16-byte chunks from column c0: a
@@ -270,18 +272,6 @@ void ss_producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBuildRetVoid(L->b);
 }
 
-/* The descriptor of B's N-major panels at shared address b32: start >> 4,
- * leading offset one panel (64 rows x 128 bytes), stride offset 8 rows
- * (1024 bytes), the 128-byte swizzle. */
-static LLVMValueRef b_descriptor(Lower *L, LLVMValueRef b32)
-{
-    LLVMValueRef a = LLVMBuildZExt(L->b, b32, L->t_i64, "");
-    a = LLVMBuildAnd(L->b, LLVMBuildLShr(L->b, a, c64(L, 4), ""), c64(L, 0x3FFF), "");
-    uint64_t lbo = SS_BK * ROW_BYTES >> 4, sbo = 1024 >> 4;
-    uint64_t hi = (lbo << 16) | (sbo << 32) | (1ull << 62);
-    return LLVMBuildOr(L->b, a, LLVMConstInt(L->t_i64, hi, 0), "descb");
-}
-
 void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr, LLVMValueRef rel_if)
 {
     Lower *L = P->L;
@@ -290,7 +280,9 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     LLVMValueRef wg = LLVMBuildLShr(b, L->tid, c32(L, 7), "");
     LLVMValueRef st = LLVMBuildAdd(b, P->ring32, soff, "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, st, LLVMBuildMul(b, wg, c32(L, 64 * ROW_BYTES), ""), ""));
-    LLVMValueRef db = b_descriptor(L, LLVMBuildAdd(b, st, c32(L, P->bm * ROW_BYTES), ""));
+    /* B's N-major panels: leading offset one panel (64 rows x 128 bytes),
+     * stride offset 8 rows */
+    LLVMValueRef db = wg_descriptor_offsets(L, LLVMBuildAdd(b, st, c32(L, P->bm * ROW_BYTES), ""), SS_BK * ROW_BYTES, 1024);
     /* the copies landed through the generic proxy; the tensor cores read
      * through the async one */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
@@ -310,10 +302,14 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     }
     sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n\t}");
     in[2 * KSTEPS] = c32(L, 1); /* scale-d: accumulate */
+    char cons[8 * KSTEPS + 4] = "";
+    for (uint32_t j = 0; j < KSTEPS; j++)
+        strcat(cons, ",l,l"); /* the two descriptors of each k16 step */
+    strcat(cons, ",r");
     if (t.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     else
-        wg_acc_asm(L, t.data, ",l,l,l,l,l,l,l,l,r", acc, nacc, in, 2 * KSTEPS + 1);
+        wg_acc_asm(L, t.data, cons, acc, nacc, in, 2 * KSTEPS + 1);
     sb_free(&t);
     wg_bar_arrive_if(L, rel_addr, rel_if); /* the group before, and so its stage, is done */
 }
