@@ -42,6 +42,9 @@ typedef struct {
                                 * both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int wgmma_half_two_producers; /* experimental (-fwgmma-half-two-producers, not yet run on a GPU):
                                 * two producer warpgroups for f16/bf16 where the registers allow */
+    int wgmma_tma;             /* sm_90a (-fwgmma-tma): the swapped product's producers copy A and B with
+                                * TMA through tensor maps in hidden kernel parameters (TcTmap), which
+                                * also rounds them for tf32-rne */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
@@ -60,6 +63,41 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err);
 void tc_options_str(const TcOptions *o, StrBuf *out);
 const char *tc_arch_name(TcArch a); /* "sm_80", "sm_90a" */
 
+/* A TMA tensor map that a kernel reads from a hidden parameter (the sm_90a
+ * f32 pipeline, -fwgmma-tma): the runtime encodes it at each launch from the
+ * arguments (runtime/tmap.c). It describes a rank-2 (or batched rank-3) f32
+ * view, row-major (encoded only where the column stride is 1); each of its
+ * scalars is a parameter's value (param >= 0: an i32 or i64 parameter,
+ * sign-extended) or a constant (param < 0). */
+typedef struct {
+    int32_t param;
+    int64_t value;
+} TcTmapScalar;
+
+typedef enum {
+    /* rank 2: dims {d1, d0}, byte strides {4 * s0}, box {box[0], box[1]},
+     * 128-byte swizzle (A's K-major stage layout) */
+    TC_TMAP_ROWS,
+    /* rank 3: dims {8, d0, d1 / 8}, byte strides {4 * s0, 32}, box {8,
+     * box[1], box[2]}, no swizzle: panels of 8 columns (B's stage layout) */
+    TC_TMAP_PANELS,
+} TcTmapKind;
+
+typedef struct {
+    uint8_t kind;        /* TcTmapKind */
+    uint8_t tf32;        /* element type TFLOAT32 (the copy rounds to nearest even), else FLOAT32 */
+    uint8_t batched;     /* a rank-3 view: one more, outermost dimension {db} with byte stride 4 * sb
+                          * (box 1), for the batch */
+    uint16_t box[3];
+    uint32_t base_param; /* the ptr<f32> parameter */
+    TcTmapScalar d0, d1, s0, s1; /* the view's extents and strides, in elements (encoded only for s1 = 1) */
+    TcTmapScalar db, sb;     /* batched: the batch extent and stride, in elements */
+} TcTmap;
+
+/* The hidden parameters a kernel with ntmaps > 0 takes after its declared
+ * ones: ntmaps tensor maps (.param .align 64 .b8 [128] each), then a u32
+ * whose bit i says map i was encoded. The kernel uses its TMA path only
+ * where every bit is set (else its own copies: zeros are always safe). */
 typedef struct {
     char *name;
     unsigned threads;
@@ -67,6 +105,8 @@ typedef struct {
     unsigned grid[3];
     unsigned nparams;
     TirType *params;       /* nparams types */
+    unsigned ntmaps;
+    TcTmap *tmaps;         /* ntmaps */
 } TcKernelInfo;
 
 typedef struct {
@@ -123,6 +163,11 @@ uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
  * tr x tc threads, each 8 columns in two runs of 4 and BM / tr rows, at
  * most 64 accumulators; 0 where the tile does not fit that. */
 int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc);
+
+/* lower_wgmma_tma.c: the tensor maps kernel k takes in hidden parameters
+ * (after its own; then a u32 of flags): A's and B's of its pipeline where
+ * the TMA copies apply (2), else none (0). */
+uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[2]);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

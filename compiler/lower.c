@@ -357,7 +357,11 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->smem_bytes = 0;
     uint32_t launch = L->threads + (L->o->arch == ARCH_SM90A ? wgmma_producer_threads(m, k, L->o) : 0);
     L->vals = calloc(m->nvalues, sizeof *L->vals);
-    LLVMTypeRef *ptys = calloc(k->nparams + 1, sizeof *ptys);
+    TcTmap tmaps[2];
+    L->ntmaps = wgmma_tma_maps(m, k, L->o, tmaps);
+    L->tma_param0 = k->nparams;
+    uint32_t nargs = k->nparams + (L->ntmaps ? L->ntmaps + 1 : 0);
+    LLVMTypeRef *ptys = calloc(nargs + 1, sizeof *ptys);
     if (!L->vals || !ptys) {
         free(ptys);
         free(L->vals);
@@ -368,11 +372,20 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     const uint32_t *params = m->pool + k->params;
     for (uint32_t p = 0; p < k->nparams; p++)
         ptys[p] = param_type(L, tir_value_type(m, params[p]));
+    for (uint32_t p = k->nparams; p < nargs; p++) /* the tensor maps' byval pointers, then the flags */
+        ptys[p] = p + 1 < nargs ? L->t_ptr : L->t_i32;
     const char *name = tir_str(m, k->name);
-    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ptys, k->nparams, 0);
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ptys, nargs, 0);
     free(ptys);
     L->fn = LLVMAddFunction(L->mod, name, fty);
     LLVMSetFunctionCallConv(L->fn, LLVMPTXKernelCallConv);
+    for (uint32_t i = 0; i < L->ntmaps; i++) { /* .param .align 64 .b8 [128]: a CUtensorMap by value */
+        LLVMTypeRef map = LLVMArrayType(LLVMInt8TypeInContext(L->ctx), 128);
+        LLVMAddAttributeAtIndex(L->fn, k->nparams + i + 1,
+                                LLVMCreateTypeAttribute(L->ctx, LLVMGetEnumAttributeKindForName("byval", 5), map));
+        LLVMAddAttributeAtIndex(L->fn, k->nparams + i + 1,
+                                LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("align", 5), 64));
+    }
 
     /* launch bounds: LLVM 19 reads nvvm.annotations, newer LLVM the attribute */
     char nt[16];
@@ -452,6 +465,15 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     else
         for (uint32_t p = 0; p < k->nparams; p++)
             info->params[p] = tir_value_type(m, params[p]);
+    if (L->ntmaps && !L->failed) {
+        info->tmaps = malloc(L->ntmaps * sizeof *info->tmaps);
+        if (!info->tmaps)
+            lw_error(L, k->loc, "out of memory");
+        else {
+            memcpy(info->tmaps, tmaps, L->ntmaps * sizeof *info->tmaps);
+            info->ntmaps = L->ntmaps;
+        }
+    }
     free(L->vals);
     L->vals = NULL;
     free_kernel_allocs(L);

@@ -81,6 +81,7 @@ typedef struct Lower {
     LLVMValueRef smem;       /* placeholder shared array, replaced at the end */
     uint32_t smem_bytes;     /* high-water mark */
     LLVMValueRef tid;
+    uint32_t ntmaps, tma_param0; /* hidden tensor-map parameters (wgmma_tma_maps) and the first's index */
     /* debug info */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef difile, dicu, disp;

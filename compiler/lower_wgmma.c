@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* The dot of a marked loop (its body: load, load, dot, yield). */
-static const TirInst *loop_dot(const TirModule *m, const TirInst *f)
+const TirInst *wgmma_loop_dot(const TirModule *m, const TirInst *f)
 {
     const TirBlock *body = &m->blocks[f->body];
     const TirInst *y = &m->insts[m->pool[body->insts + body->ninsts - 1]];
@@ -38,7 +38,7 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
         if (in->op == OP_FOR && in->ival > 0) {
-            const TirInst *dot = loop_dot(m, in);
+            const TirInst *dot = wgmma_loop_dot(m, in);
             if (half_dot(m, dot))
                 return ss_producers(k->warps * 32, dot->type.dim[1], o) * WARPGROUP;
             if (o->wgmma_swapped)
@@ -446,7 +446,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     const uint32_t *args = tir_args(m, &in);
     const TirBlock *body = &m->blocks[in.body];
     const uint32_t *bargs = tir_block_args(m, body);
-    const TirInst *dot = loop_dot(m, &in);
+    const TirInst *dot = wgmma_loop_dot(m, &in);
     const uint32_t *da = tir_args(m, dot);
     const TirInst *lda = &m->insts[tir_value_def_inst(m, da[0])];
     const TirInst *ldb = &m->insts[tir_value_def_inst(m, da[1])];
@@ -480,6 +480,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * at 256x128 (bench/NOTES.md v8, v9) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
+        /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
+        P.tma = L->ntmaps == 2;
+        if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
+            P.round_b = 1;
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);
@@ -504,6 +508,13 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.lo = lo;
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, elem), xb = lw_access(L, ldb, 0, elem);
+    if (P.tma) {
+        P.use_tma = wg_tma_usable(&P, &xb);
+        if (lw_val(L, tir_args(m, lda)[0])->rank == 3) /* the batch index: the loads' first */
+            P.batch_a = LLVMBuildIntCast2(b, lw_val(L, tir_args(m, lda)[1])->s, L->t_i32, 1, "");
+        if (lw_val(L, tir_args(m, ldb)[0])->rank == 3)
+            P.batch_b = LLVMBuildIntCast2(b, lw_val(L, tir_args(m, ldb)[1])->s, L->t_i32, 1, "");
+    }
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
      * full[], empty[] and (swapped) landed[] */
@@ -531,9 +542,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         a[0] = wg_bar_addr(L, P.empty32, c32(L, s));
         a[1] = c32(L, P.consumers);
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
-        if (P.swapped) { /* every producer thread arrives once per step */
+        if (P.swapped) { /* every producer thread arrives once per step (with TMA: the issuing one) */
             a[0] = wg_bar_addr(L, P.landed32, c32(L, s));
-            a[1] = c32(L, WARPGROUP);
+            a[1] = P.tma ? LLVMBuildSelect(b, P.use_tma, c32(L, 1), c32(L, WARPGROUP), "") : c32(L, WARPGROUP);
             lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         }
     }

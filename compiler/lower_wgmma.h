@@ -50,6 +50,12 @@ typedef struct {
     TirElem elem;         /* ss: the inputs' element type */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
+    int tma;              /* swapped, -fwgmma-tma (lower_wgmma_tma.c): B's stage tile is 8-column
+                           * panels, and a producer loop version copies by TMA */
+    int tma_now;          /* the producer loop version being emitted is the TMA one */
+    LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
+    LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
+    LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
 } Pipe;
 
 /* A counted loop: `i` runs from 0 while `i < n`; the caller adds its own phis
@@ -73,6 +79,13 @@ typedef struct {
  * distinct banks. */
 enum { B_PAD = 32 };
 static inline uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
+/* Byte offset of B[k][n] in a stage's B tile: those rows, or with TMA
+ * (P->tma) panels of 8 columns, [n / 8][k][n % 8], 1024 bytes each (within
+ * the same bytes; fragment reads hit 32 distinct banks too). */
+static inline uint32_t b_tile_off(const Pipe *P, uint32_t k, uint32_t n)
+{
+    return P->tma ? n / 8 * (BK * 32) + k * 32 + n % 8 * 4 : k * raw_b_row_bytes(P->bn) + n * 4;
+}
 
 static inline LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
 static inline LLVMValueRef c64(Lower *L, int64_t v) { return lw_const_i64(L, v); }
@@ -141,6 +154,18 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
  * holds) once the stage's first group has left only itself in flight. */
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
                    LLVMValueRef rel_if);
+
+/* lower_wgmma_tma.c */
+/* i1: the launch's tensor maps were both encoded and B's tile columns start
+ * at a multiple of 8 (the panels' boxes). */
+LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb);
+/* The tensor maps' addresses, once per producer thread. */
+void wg_tma_prepare(Pipe *P);
+/* Step t's copies by one thread: expect_tx on landed[stage], then A's and
+ * B's boxes (zeros outside the matrix). */
+void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t);
+/* lower_wgmma.c: the dot of a marked loop */
+const TirInst *wgmma_loop_dot(const TirModule *m, const TirInst *f);
 
 /* lower_wgmma_ss.c (f16/bf16) */
 void ss_producer(Pipe *P, const Access *xa, const Access *xb);

@@ -106,6 +106,18 @@ static void if_close(Lower *L, LLVMBasicBlockRef done)
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
+/* b_tile_off() of i32 values k, n. */
+static LLVMValueRef b_tile_off_v(Pipe *P, LLVMValueRef k, LLVMValueRef n)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    if (!P->tma)
+        return LLVMBuildAdd(b, LLVMBuildMul(b, k, c32(L, raw_b_row_bytes(P->bn)), ""), LLVMBuildShl(b, n, c32(L, 2), ""), "");
+    LLVMValueRef panel = LLVMBuildMul(b, LLVMBuildLShr(b, n, c32(L, 3), ""), c32(L, BK * 32), "");
+    LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildShl(b, k, c32(L, 5), ""), LLVMBuildShl(b, LLVMBuildAnd(b, n, c32(L, 7), ""), c32(L, 2), ""), "");
+    return LLVMBuildAdd(b, panel, in, "");
+}
+
 /* A producer thread's A copies, fixed for the loop: chunk lt % 8 of rows
  * lt / 8 + 16q (a warp reads 4 rows, 512 contiguous bytes, per copy). */
 typedef struct {
@@ -163,8 +175,7 @@ static void b_unaligned(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef 
             LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, grow, xb->s0, ""),
                                             LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, c, L->t_i64, ""), ""), "");
             LLVMValueRef src = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
-            LLVMValueRef d = LLVMBuildAdd(b, LLVMBuildAdd(b, bbase, LLVMBuildMul(b, r, c32(L, raw_b_row_bytes(P->bn)), ""), ""),
-                                          LLVMBuildShl(b, c, c32(L, 2), ""), "");
+            LLVMValueRef d = LLVMBuildAdd(b, bbase, b_tile_off_v(P, r, c), "");
             LLVMValueRef x[2] = {d, LLVMBuildPtrToInt(b, src, L->t_i64, "")};
             lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
         }
@@ -172,6 +183,47 @@ static void b_unaligned(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef 
     }
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, cbb);
+}
+
+/* B's tile into the panel layout without TMA (maps not passed, B
+ * misaligned, or its columns not a multiple of 8): 4-column chunks
+ * lt, lt + 128, .. of the row-major tile (a warp reads 512 contiguous
+ * bytes), each one 16-byte cp.async where the tile is inside and aligned,
+ * else (misaligned tiles inside: b_unaligned) element by element. */
+static void b_panel_copies(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef lt, LLVMValueRef bbase)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    uint32_t per_row = P->bn / 4;
+    LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, P->bn), LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+    fb = LLVMBuildAnd(b, fb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
+    for (int whole = 1; whole >= 0; whole--) {
+        LLVMBasicBlockRef done = whole ? if_open(L, fb, "b.whole") : NULL;
+        if (!whole && P->unaligned)
+            b_unaligned(P, xb, k, lt, bbase, join);
+        Loop lc = wg_loop_open(L, whole ? "b.chunk" : "b.edge");
+        wg_loop_test(L, &lc, c32(L, BK * per_row / WARPGROUP));
+        LLVMValueRef idx = LLVMBuildAdd(b, lt, LLVMBuildMul(b, lc.i, c32(L, WARPGROUP), ""), "");
+        LLVMValueRef row = LLVMBuildUDiv(b, idx, c32(L, per_row), ""), col = LLVMBuildShl(b, LLVMBuildURem(b, idx, c32(L, per_row), ""), c32(L, 2), "");
+        LLVMValueRef dst = LLVMBuildAdd(b, bbase, b_tile_off_v(P, row, col), "");
+        LLVMValueRef grow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, row, L->t_i64, ""), "");
+        LLVMValueRef gcol = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, col, L->t_i64, ""), "");
+        if (whole) {
+            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, grow, xb->s0, ""), gcol, "");
+            LLVMValueRef a[2] = {dst, LLVMBuildPtrToInt(b, LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, ""), L->t_i64, "")};
+            lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
+        } else {
+            copy_elems(L, xb, grow, gcol, 4, dst);
+        }
+        wg_loop_close(L, &lc);
+        if (whole) {
+            LLVMBuildBr(b, join);
+            LLVMPositionBuilderAtEnd(b, done);
+        }
+    }
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
 }
 
 /* Step t's copies, by producer thread lt: its A chunks with cp.async into
@@ -262,6 +314,11 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     LLVMBuildBr(b, adone);
     LLVMPositionBuilderAtEnd(b, adone);
 
+    if (P->tma) { /* the panel layout (the TMA's): no row is contiguous in it */
+        b_panel_copies(P, xb, k, lt, LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), ""));
+        lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
+        return;
+    }
     /* B: the whole tile inside and aligned: lane 0 of producer warp w copies
      * rows 8w .. 8w+7, a bulk copy each (one elected thread: the bulk copy
      * takes uniform operands); else a quarter of row lt / 4 per thread,
@@ -342,6 +399,9 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     /* chunks per thread; none to round for tf32-trunc (the tensor cores
      * truncate) and ieee (the FMA consumers read fp32) */
     uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE ? 0 : P->bm * ROW_BYTES / 16 / WARPGROUP;
+    /* tf32-rne's TMA copies rounded both tiles already */
+    LLVMBasicBlockRef rounded = P->tma && P->prec == PREC_TF32_RNE
+                                    ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round") : NULL;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef off[4];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
@@ -357,12 +417,13 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
             for (uint32_t i = 0; i < 4; i++) {
                 LLVMValueRef idx = LLVMBuildAdd(b, lt, c32(L, (i0 + i) * WARPGROUP), "");
                 LLVMValueRef row = LLVMBuildUDiv(b, idx, c32(L, per_row), ""), ch = LLVMBuildURem(b, idx, c32(L, per_row), "");
-                off[i] = LLVMBuildAdd(b, b0, LLVMBuildAdd(b, LLVMBuildMul(b, row, c32(L, raw_b_row_bytes(P->bn)), ""),
-                                                           LLVMBuildShl(b, ch, c32(L, 4), ""), ""), "");
+                off[i] = LLVMBuildAdd(b, b0, b_tile_off_v(P, row, LLVMBuildShl(b, ch, c32(L, 2), "")), "");
             }
             swp_round_chunks(P, off, 4, 0);
         }
     }
+    if (rounded)
+        if_close(L, rounded);
     /* the tensor cores read A through the async proxy (and the bulk copies
      * that will overwrite B are async-proxy writes) */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
@@ -387,9 +448,16 @@ static void swp_steps(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     if (work & DO_ISSUE) {
         LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
         LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, u, mine, ""), issue, issued);
+        LLVMValueRef go = LLVMBuildICmp(b, LLVMIntSLT, u, mine, "");
+        if (P->tma_now) /* one thread issues a step's TMA copies */
+            go = LLVMBuildAnd(b, go, LLVMBuildICmp(b, LLVMIntEQ, lt, c32(L, 0), ""), "");
+        LLVMBuildCondBr(b, go, issue, issued);
         LLVMPositionBuilderAtEnd(b, issue);
-        swp_issue(P, xa, xb, ac, LLVMBuildAdd(b, first, LLVMBuildMul(b, u, c32(L, stride), ""), ""), lt);
+        LLVMValueRef t = LLVMBuildAdd(b, first, LLVMBuildMul(b, u, c32(L, stride), ""), "");
+        if (P->tma_now)
+            wg_tma_issue(P, xa, xb, t);
+        else
+            swp_issue(P, xa, xb, ac, t, lt);
         LLVMBuildBr(b, issued);
         LLVMPositionBuilderAtEnd(b, issued);
     }
@@ -428,6 +496,24 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
+    if (P->tma) { /* TMA where the launch allows it, else the copies that take any operands */
+        LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma");
+        LLVMBasicBlockRef gbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copies");
+        LLVMBuildCondBr(b, P->use_tma, tbb, gbb);
+        LLVMPositionBuilderAtEnd(b, tbb);
+        if (work == DO_ISSUE) { /* the copier warpgroup: its first thread alone */
+            LLVMBasicBlockRef rest = if_open(L, LLVMBuildICmp(b, LLVMIntNE, lt, c32(L, 0), ""), "prod.idle");
+            LLVMBuildRetVoid(b);
+            LLVMPositionBuilderAtEnd(b, rest);
+        }
+        wg_tma_prepare(P);
+        P->tma_now = 1;
+        swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
+        P->tma_now = 0;
+        LLVMPositionBuilderAtEnd(b, gbb);
+        swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
+        return;
+    }
     if (!P->unaligned) {
         swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
         return;
@@ -498,11 +584,11 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
 static void swp_load_frags(Pipe *P, LLVMValueRef base, uint32_t r, uint32_t j0, uint32_t kg, LLVMValueRef raw[16])
 {
     Lower *L = P->L;
-    uint32_t rb = raw_b_row_bytes(P->bn);
     for (uint32_t j = 0; j < kg; j++)
         for (uint32_t e = 0; e < 4; e++) {
+            /* n a multiple of 8: an offset from the thread's base in both layouts */
             uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
-            LLVMValueRef off = LLVMBuildAdd(L->b, base, c32(L, k * rb + n * 4), "");
+            LLVMValueRef off = LLVMBuildAdd(L->b, base, c32(L, b_tile_off(P, k, n)), "");
             raw[4 * j + e] = LLVMBuildLoad2(L->b, L->t_f32,
                                             LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
         }
@@ -532,14 +618,12 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    uint32_t rb = raw_b_row_bytes(P->bn);
     LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, c32(L, 31), ""), c32(L, 2), "");
     LLVMValueRef t = LLVMBuildAnd(b, L->tid, c32(L, 3), "");
     LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
                                    g, "");
     LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
-    base = LLVMBuildAdd(b, base, LLVMBuildMul(b, t, c32(L, rb), ""), "");
-    base = LLVMBuildAdd(b, base, LLVMBuildShl(b, n0, c32(L, 2), ""), "");
+    base = LLVMBuildAdd(b, base, b_tile_off_v(P, t, n0), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
     /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs; with

@@ -49,6 +49,7 @@ static const struct {
     {"wgmma-ffma", offsetof(TcOptions, wgmma_ffma)},
     {"wgmma-half", offsetof(TcOptions, wgmma_half)},
     {"wgmma-half-two-producers", offsetof(TcOptions, wgmma_half_two_producers)},
+    {"wgmma-tma", offsetof(TcOptions, wgmma_tma)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -169,6 +170,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fno-wgmma-half");
     if (o->wgmma_half_two_producers)
         sb_puts(out, " -fwgmma-half-two-producers");
+    if (o->wgmma_tma)
+        sb_puts(out, " -fwgmma-tma");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

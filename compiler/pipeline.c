@@ -132,6 +132,7 @@ void tc_result_free(TcResult *r)
     for (unsigned i = 0; i < r->nkernels; i++) {
         free(r->kernels[i].name);
         free(r->kernels[i].params);
+        free(r->kernels[i].tmaps);
     }
     free(r->kernels);
     memset(r, 0, sizeof *r);

@@ -56,7 +56,11 @@ typedef struct {
     int trans_a, trans_b; /* A stored as K x M (column-major A), B as N x K */
     int special;          /* put Inf and NaN into the inputs */
     int sample_rows;      /* check only this many rows per batch (0 = all) */
+    int aligned;          /* row and batch strides multiples of 8 elements (else K + 3, N + 1, ...):
+                           * the TMA copies' case (-fwgmma-tma) */
 } Shape;
+
+static long long round8(long long x) { return (x + 7) / 8 * 8; }
 
 static int failures;
 
@@ -82,10 +86,11 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
     size_t esz = e16 ? 2 : 4;
     /* strides (elements): A is M x K, stored row-major or transposed; each
      * batch is padded so batches are not adjacent */
-    long long sam = s->trans_a ? 1 : K + 3, sak = s->trans_a ? M + 5 : 1;
-    long long sbk = s->trans_b ? 1 : N + 1, sbn = s->trans_b ? K + 7 : 1;
-    long long sab = (long long)(s->trans_a ? (M + 5) * (long long)K : M * (long long)(K + 3)) + 11;
-    long long sbb = (long long)(s->trans_b ? (K + 7) * (long long)N : K * (long long)(N + 1)) + 13;
+    long long pa = s->aligned ? round8(K) + 8 - K : 3, pb = s->aligned ? round8(N) + 8 - N : 1;
+    long long sam = s->trans_a ? 1 : K + pa, sak = s->trans_a ? M + 5 : 1;
+    long long sbk = s->trans_b ? 1 : N + pb, sbn = s->trans_b ? K + 7 : 1;
+    long long sab = (long long)(s->trans_a ? (M + 5) * (long long)K : M * (long long)(K + pa)) + (s->aligned ? 16 : 11);
+    long long sbb = (long long)(s->trans_b ? (K + 7) * (long long)N : K * (long long)(N + pb)) + (s->aligned ? 24 : 13);
     long long ldc = N + 2, scb = (long long)M * ldc + 17, scm = ldc, scn = 1;
     size_t na = (size_t)sab * nb, nbb = (size_t)sbb * nb, margin = 64;
     size_t nc = (size_t)scb * nb + 2 * margin;
@@ -308,9 +313,9 @@ int main(void)
     static const char *const precisions[] = {"ieee", "tf32-trunc", "tf32-rna", "tf32-rne", "3xtf32"};
     static const char *const archs[] = {"sm_80", "sm_90a"};
     const Shape small[] = {
-        {1, 1, 1, 1, 0, 0, 0, 0},       {17, 9, 33, 1, 0, 0, 0, 0},  {63, 65, 67, 1, 0, 0, 0, 0},
-        {63, 65, 67, 3, 1, 0, 0, 0},    {63, 65, 67, 2, 0, 1, 0, 0}, {40, 50, 70, 2, 1, 1, 0, 0},
-        {64, 64, 64, 1, 0, 0, 1, 0},
+        {1, 1, 1, 1, 0, 0, 0, 0, 0},       {17, 9, 33, 1, 0, 0, 0, 0, 0},  {63, 65, 67, 1, 0, 0, 0, 0, 0},
+        {63, 65, 67, 3, 1, 0, 0, 0, 0},    {63, 65, 67, 2, 0, 1, 0, 0, 0}, {40, 50, 70, 2, 1, 1, 0, 0, 0},
+        {64, 64, 64, 1, 0, 0, 1, 0, 0},
     };
     uint64_t seed = 1234;
     const char *q = getenv("TILEC_GPU_QUICK");
@@ -321,7 +326,7 @@ int main(void)
             tilecModule mod = load_config(rt, &c);
             for (size_t s = 0; s < sizeof small / sizeof small[0]; s++)
                 run_case(rt, mod, &c, &small[s], seed++);
-            Shape big = {1000, 1999, 777, 1, 0, 0, 0, 64};
+            Shape big = {1000, 1999, 777, 1, 0, 0, 0, 64, 0};
             if (!quick)
                 run_case(rt, mod, &c, &big, seed++);
             tilecModuleUnload(&mod);
@@ -330,7 +335,7 @@ int main(void)
         for (int e = 0; e < 2; e++) {
             Config c = {e ? "bf16" : "f16", "ieee", archs[a], 64, 64, 32, 4};
             tilecModule mod = load_config(rt, &c);
-            Shape s1 = {63, 65, 67, 2, 1, 0, 0, 0}, s2 = {1000, 1999, 777, 1, 0, 1, 0, 64};
+            Shape s1 = {63, 65, 67, 2, 1, 0, 0, 0, 0}, s2 = {1000, 1999, 777, 1, 0, 1, 0, 64, 0};
             run_case(rt, mod, &c, &s1, seed++);
             if (!quick)
                 run_case(rt, mod, &c, &s2, seed++);
@@ -352,9 +357,16 @@ int main(void)
         for (size_t p = 0; p < 5; p++) {
             Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2]};
             tilecModule mod = load_config(rt, &c);
-            Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0}, s2 = {260, 300, 100, 2, 0, 1, 0, 0};
+            Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0, 0}, s2 = {260, 300, 100, 2, 0, 1, 0, 0, 0};
+            /* 16-byte aligned rows (TMA where it applies: edges in every dimension, a
+             * batch; N % 8 != 0, whose B panels the TMA cannot bound) */
+            Shape s3 = {300, 520, 333, 1, 0, 0, 0, 0, 1}, s4 = {260, 304, 100, 2, 0, 0, 1, 0, 1},
+                  s5 = {300, 522, 333, 1, 0, 0, 0, 0, 1};
             run_case(rt, mod, &c, &s1, seed++);
             run_case(rt, mod, &c, &s2, seed++);
+            run_case(rt, mod, &c, &s3, seed++);
+            run_case(rt, mod, &c, &s4, seed++);
+            run_case(rt, mod, &c, &s5, seed++);
             tilecModuleUnload(&mod);
         }
     /* the f16/bf16 pipeline's tiles (64 k a step, 64 rows of C per consumer
@@ -366,9 +378,9 @@ int main(void)
         for (int e = 0; e < 2; e++) {
             Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", half[w][0], half[w][1], 64, half[w][2]};
             tilecModule mod = load_config(rt, &c);
-            Shape sh[] = {{300, 520, 333, 1, 0, 0, 0, 0}, {260, 300, 100, 2, 0, 1, 0, 0},
-                          {129, 203, 190, 1, 1, 0, 0, 0}, {255, 257, 129, 1, 0, 0, 0, 0},
-                          {256, 511, 253, 1, 0, 0, 0, 0}, {384, 1023, 509, 1, 0, 0, 0, 0}};
+            Shape sh[] = {{300, 520, 333, 1, 0, 0, 0, 0, 0}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
+                          {129, 203, 190, 1, 1, 0, 0, 0, 0}, {255, 257, 129, 1, 0, 0, 0, 0, 0},
+                          {256, 511, 253, 1, 0, 0, 0, 0, 0}, {384, 1023, 509, 1, 0, 0, 0, 0, 0}};
             for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
                 run_case(rt, mod, &c, &sh[i], seed++);
             tilecModuleUnload(&mod);
@@ -376,7 +388,7 @@ int main(void)
     if (!quick) { /* the large case with the big tile of examples/matmul.tir */
         Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
         tilecModule mod = load_config(rt, &c);
-        Shape s = {4096, 4096, 4096, 1, 0, 0, 0, 32};
+        Shape s = {4096, 4096, 4096, 1, 0, 0, 0, 32, 1};
         run_case(rt, mod, &c, &s, seed++);
         tilecModuleUnload(&mod);
     }

@@ -262,6 +262,111 @@ START_TEST(wgmma_marks_half_loops)
 }
 END_TEST
 
+/* Replaces the first `from` in wg_src by `to`. */
+static void wg_replace(const char *from, const char *to)
+{
+    char out[2048], *p = strstr(wg_src, from);
+    ck_assert_ptr_nonnull(p);
+    snprintf(out, sizeof out, "%.*s%s%s", (int)(p - wg_src), wg_src, to, p + strlen(from));
+    snprintf(wg_src, sizeof wg_src, "%s", out);
+}
+
+/* ... and parses it. */
+static TirModule *wg_replaced(const char *from, const char *to)
+{
+    wg_replace(from, to);
+    return parse_ok(wg_src);
+}
+
+/* The tensor maps of -fwgmma-tma (lower_wgmma_tma.c) describe the loop's
+ * views through the parameters (or constants) the runtime reads at launch:
+ * A's rows (a 32 x BM box, 128-byte swizzle), B's 8-column panels (a
+ * 8 x 32 x BN/8 box); TFLOAT32 only for tf32-rne (the copy rounds). No maps
+ * for extents the runtime cannot evaluate, for ieee or without the option. */
+START_TEST(tma_maps_describe_views)
+{
+    TcOptions o;
+    tc_options_default(&o);
+    o.wgmma_tma = 1;
+    o.precision = PREC_TF32_RNE;
+    TirModule *m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 4);
+    TcTmap t[2];
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
+    ck_assert_int_eq(t[0].kind, TC_TMAP_ROWS);
+    ck_assert_int_eq(t[0].tf32, 1);
+    ck_assert_uint_eq(t[0].box[0], 32);
+    ck_assert_uint_eq(t[0].box[1], 64);
+    ck_assert_uint_eq(t[0].base_param, 0);
+    ck_assert_int_eq(t[0].d0.param, 3); /* %M */
+    ck_assert_int_eq(t[0].d1.param, 5); /* %K */
+    ck_assert_int_eq(t[0].s0.param, 5);
+    ck_assert_int_eq(t[1].kind, TC_TMAP_PANELS);
+    ck_assert_uint_eq(t[1].box[0], 8);
+    ck_assert_uint_eq(t[1].box[1], 32);
+    ck_assert_uint_eq(t[1].box[2], 8);
+    ck_assert_uint_eq(t[1].base_param, 1);
+    ck_assert_int_eq(t[1].d0.param, 5);
+    ck_assert_int_eq(t[1].d1.param, 4); /* %N */
+    ck_assert_int_eq(t[1].s0.param, 4);
+    ck_assert_int_eq(t[1].s1.param, -1);
+    ck_assert_int_eq(t[1].s1.value, 1);
+    ck_assert_int_eq(t[0].batched, 0);
+    o.wgmma_tma = 0;
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 0);
+    o.wgmma_tma = 1;
+    tir_module_free(m);
+
+    o.precision = PREC_TF32_RNA; /* raw copies: the pipeline rounds */
+    m = wg_module("", 32);
+    wg_mark(m, &o);
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
+    ck_assert_int_eq(t[0].tf32, 0);
+    ck_assert_int_eq(t[1].tf32, 0);
+    tir_module_free(m);
+
+    tir_module_free(wg_module("", 32));
+    m = wg_replaced("strides [%N, 1]", "strides [256, 1]"); /* a constant row stride */
+    wg_mark(m, &o);
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
+    ck_assert_int_eq(t[1].s0.param, -1);
+    ck_assert_int_eq(t[1].s0.value, 256);
+    tir_module_free(m);
+
+    tir_module_free(wg_module("", 32));
+    m = wg_replaced("[%M, %K]", "[%m0, %K]"); /* computed in the kernel */
+    ck_assert_int_eq(wg_mark(m, &o), 4);
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 0);
+    tir_module_free(m);
+
+    tir_module_free(wg_module("", 32)); /* a batched A: the batch one more dimension */
+    wg_replace("view %A [%M, %K] strides [%K, 1]", "view %A [%M, %M, %K] strides [%N, %K, 1]");
+    m = wg_replaced("load %va[%m0, %k]", "load %va[%pn, %m0, %k]");
+    ck_assert_int_eq(wg_mark(m, &o), 4);
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
+    ck_assert_int_eq(t[0].batched, 1);
+    ck_assert_int_eq(t[0].db.param, 3);
+    ck_assert_int_eq(t[0].sb.param, 4);
+    ck_assert_int_eq(t[0].d0.param, 3);
+    ck_assert_int_eq(t[0].d1.param, 5);
+    ck_assert_int_eq(t[0].s0.param, 5);
+    ck_assert_int_eq(t[1].batched, 0);
+    tir_module_free(m);
+
+    tir_module_free(wg_module("", 32));
+    m = wg_replaced("strides [%K, 1]", "strides [%K, 2]"); /* a constant column stride other than 1 */
+    wg_mark(m, &o);
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 0);
+    tir_module_free(m);
+
+    o.precision = PREC_IEEE; /* the FMA consumers read B's rows */
+    m = wg_module("", 32);
+    ck_assert_int_eq(wg_mark(m, &o), 4);
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 0);
+    tir_module_free(m);
+}
+END_TEST
+
 START_TEST(wgmma_leaves_other_loops)
 {
     TcOptions o;
@@ -499,6 +604,7 @@ int main(void)
     tcase_add_test(tc, wgmma_marks_half_loops);
     tcase_add_test(tc, register_splits_fit);
     tcase_add_test(tc, wgmma_leaves_other_loops);
+    tcase_add_test(tc, tma_maps_describe_views);
     tcase_add_loop_test(tc, wgmma_keeps_results, 0, 4);
     tcase_add_test(tc, ffma_grid_covers_tiles);
     tcase_add_test(tc, wgmma_protocol_completes);
