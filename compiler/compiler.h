@@ -45,6 +45,9 @@ typedef struct {
     int wgmma_tma;             /* sm_90a (-fwgmma-tma): the swapped product's producers copy A and B with
                                 * TMA through tensor maps in hidden kernel parameters (TcTmap), which
                                 * also rounds them for tf32-rne */
+    int wgmma_tma_b128;        /* experimental (-fwgmma-tma-b128): with -fwgmma-tma, f32 B's stage tile as
+                                * 32-column panels under the 128-byte swizzle (a TMA box 128 bytes wide,
+                                * not 32; fragment reads then meet 2-way bank conflicts) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
@@ -65,7 +68,7 @@ const char *tc_arch_name(TcArch a); /* "sm_80", "sm_90a" */
 
 /* A TMA tensor map that a kernel reads from a hidden parameter (the sm_90a
  * f32 pipeline, -fwgmma-tma): the runtime encodes it at each launch from the
- * arguments (runtime/tmap.c). It describes a rank-2 (or batched rank-3) f32
+ * arguments (runtime/tmap.c). It describes a rank-2 (or batched rank-3)
  * view, row-major (encoded only where the column stride is 1); each of its
  * scalars is a parameter's value (param >= 0: an i32 or i64 parameter,
  * sign-extended) or a constant (param < 0). */
@@ -75,21 +78,27 @@ typedef struct {
 } TcTmapScalar;
 
 typedef enum {
-    /* rank 2: dims {d1, d0}, byte strides {4 * s0}, box {box[0], box[1]},
-     * 128-byte swizzle (A's K-major stage layout) */
+    /* rank 2: dims {d1, d0}, byte strides {esize * s0}, box {box[0],
+     * box[1]}, 128-byte swizzle (box[0] x esize = 128 bytes: a K-major
+     * stage layout, or f16/bf16 B's N-major panels) */
     TC_TMAP_ROWS,
     /* rank 3: dims {8, d0, d1 / 8}, byte strides {4 * s0, 32}, box {8,
-     * box[1], box[2]}, no swizzle: panels of 8 columns (B's stage layout) */
+     * box[1], box[2]}, no swizzle: panels of 8 columns (f32 B's stage
+     * layout) */
     TC_TMAP_PANELS,
 } TcTmapKind;
 
+/* The element type: FLOAT32, TFLOAT32 (the copy rounds f32 to nearest
+ * even), FLOAT16, BFLOAT16. */
+typedef enum { TC_TMAP_F32, TC_TMAP_TF32, TC_TMAP_F16, TC_TMAP_BF16 } TcTmapType;
+
 typedef struct {
     uint8_t kind;        /* TcTmapKind */
-    uint8_t tf32;        /* element type TFLOAT32 (the copy rounds to nearest even), else FLOAT32 */
-    uint8_t batched;     /* a rank-3 view: one more, outermost dimension {db} with byte stride 4 * sb
+    uint8_t dtype;       /* TcTmapType */
+    uint8_t batched;     /* a rank-3 view: one more, outermost dimension {db} with byte stride esize * sb
                           * (box 1), for the batch */
     uint16_t box[3];
-    uint32_t base_param; /* the ptr<f32> parameter */
+    uint32_t base_param; /* the ptr<f32> (ptr<f16>, ptr<bf16>) parameter */
     TcTmapScalar d0, d1, s0, s1; /* the view's extents and strides, in elements (encoded only for s1 = 1) */
     TcTmapScalar db, sb;     /* batched: the batch extent and stride, in elements */
 } TcTmap;

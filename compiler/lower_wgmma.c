@@ -460,6 +460,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t smem_bytes, raw_bytes = 0; /* raw: the older pipeline's producer slots */
     if (P.ss) {
+        P.tma = L->ntmaps == 2; /* the kernel's tensor maps (lower.c): one pipeline per kernel */
         P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
@@ -482,6 +483,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
         P.tma = L->ntmaps == 2;
+        P.b128 = P.tma && L->o->wgmma_tma_b128;
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
@@ -538,6 +540,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         /* ss: every producer thread arrives once per step; swapped: the
          * copier's, or each producer's for its own steps */
         LLVMValueRef a[2] = {wg_bar_addr(L, P.full32, c32(L, s)), c32(L, P.ss ? P.producers * WARPGROUP : WARPGROUP)};
+        if (P.ss && P.tma) /* with TMA: the issuing thread's arrival, and the bytes */
+            a[1] = LLVMBuildSelect(b, P.use_tma, c32(L, 1), a[1], "");
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         a[0] = wg_bar_addr(L, P.empty32, c32(L, s));
         a[1] = c32(L, P.consumers);

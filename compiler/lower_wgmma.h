@@ -53,6 +53,9 @@ typedef struct {
     int tma;              /* swapped, -fwgmma-tma (lower_wgmma_tma.c): B's stage tile is 8-column
                            * panels, and a producer loop version copies by TMA */
     int tma_now;          /* the producer loop version being emitted is the TMA one */
+    int b128;             /* -fwgmma-tma-b128 (experimental, with tma): B's stage tile as 32-column
+                           * panels under the 128-byte swizzle, a 128-byte-wide TMA box each */
+    LLVMValueRef bfrag[4][2][2]; /* b128: the thread's fragment offsets of block r, n + 8h, k + 4E */
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
     LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
@@ -84,6 +87,8 @@ static inline uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
  * the same bytes; fragment reads hit 32 distinct banks too). */
 static inline uint32_t b_tile_off(const Pipe *P, uint32_t k, uint32_t n)
 {
+    if (P->b128) /* [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4] */
+        return n / 32 * (BK * 128) + k * 128 + ((n % 32 / 4) ^ (k % 8)) * 16 + n % 4 * 4;
     return P->tma ? n / 8 * (BK * 32) + k * 32 + n % 8 * 4 : k * raw_b_row_bytes(P->bn) + n * 4;
 }
 
@@ -161,8 +166,8 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb);
 /* The tensor maps' addresses, once per producer thread. */
 void wg_tma_prepare(Pipe *P);
-/* Step t's copies by one thread: expect_tx on landed[stage], then A's and
- * B's boxes (zeros outside the matrix). */
+/* Step t's copies by one thread: expect_tx on landed[stage] (f16/bf16:
+ * full[stage]), then A's and B's boxes (zeros outside the matrix). */
 void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t);
 /* lower_wgmma.c: the dot of a marked loop */
 const TirInst *wgmma_loop_dot(const TirModule *m, const TirInst *f);

@@ -257,11 +257,32 @@ static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t
 }
 
 /* A producer thread: step after step, never waiting for its own copies
- * (full[] does). */
+ * (full[] does). With TMA (where the launch allows it) the first thread
+ * alone issues them. */
 void ss_producer(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
     LLVMValueRef lt = LLVMBuildSub(L->b, L->tid, c32(L, P->consumers), "");
+    if (P->tma) {
+        LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma");
+        LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma.issue");
+        LLVMBasicBlockRef idle = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.idle");
+        LLVMBasicBlockRef gbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copies");
+        LLVMBuildCondBr(b, P->use_tma, tbb, gbb);
+        LLVMPositionBuilderAtEnd(b, tbb);
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lt, c32(L, 0), ""), one, idle);
+        LLVMPositionBuilderAtEnd(b, idle);
+        LLVMBuildRetVoid(b);
+        LLVMPositionBuilderAtEnd(b, one);
+        wg_tma_prepare(P);
+        Loop lt0 = wg_loop_open(L, "prod.tma");
+        wg_loop_test(L, &lt0, P->nsteps);
+        wg_tma_issue(P, xa, xb, lt0.i);
+        wg_loop_close(L, &lt0);
+        LLVMBuildRetVoid(b);
+        LLVMPositionBuilderAtEnd(b, gbb);
+    }
     Loop lp = wg_loop_open(L, "prod");
     wg_loop_test(L, &lp, P->nsteps);
     ss_issue(P, xa, xb, lp.i, lt);

@@ -113,6 +113,14 @@ static LLVMValueRef b_tile_off_v(Pipe *P, LLVMValueRef k, LLVMValueRef n)
     LLVMBuilderRef b = L->b;
     if (!P->tma)
         return LLVMBuildAdd(b, LLVMBuildMul(b, k, c32(L, raw_b_row_bytes(P->bn)), ""), LLVMBuildShl(b, n, c32(L, 2), ""), "");
+    if (P->b128) {
+        LLVMValueRef chunk = LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildLShr(b, n, c32(L, 2), ""), c32(L, 7), ""),
+                                          LLVMBuildAnd(b, k, c32(L, 7), ""), "");
+        LLVMValueRef o = LLVMBuildMul(b, LLVMBuildLShr(b, n, c32(L, 5), ""), c32(L, BK * 128), "");
+        o = LLVMBuildAdd(b, o, LLVMBuildShl(b, k, c32(L, 7), ""), "");
+        o = LLVMBuildAdd(b, o, LLVMBuildShl(b, chunk, c32(L, 4), ""), "");
+        return LLVMBuildAdd(b, o, LLVMBuildShl(b, LLVMBuildAnd(b, n, c32(L, 3), ""), c32(L, 2), ""), "");
+    }
     LLVMValueRef panel = LLVMBuildMul(b, LLVMBuildLShr(b, n, c32(L, 3), ""), c32(L, BK * 32), "");
     LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildShl(b, k, c32(L, 5), ""), LLVMBuildShl(b, LLVMBuildAnd(b, n, c32(L, 7), ""), c32(L, 2), ""), "");
     return LLVMBuildAdd(b, panel, in, "");
@@ -586,9 +594,13 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, uint32_t r, uint32_t j0, 
     Lower *L = P->L;
     for (uint32_t j = 0; j < kg; j++)
         for (uint32_t e = 0; e < 4; e++) {
-            /* n a multiple of 8: an offset from the thread's base in both layouts */
+            /* n a multiple of 8: an offset from the thread's base in the
+             * unswizzled layouts; under the swizzle, one of its 4 x blocks
+             * offsets (+ 8 k rows) */
             uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
-            LLVMValueRef off = LLVMBuildAdd(L->b, base, c32(L, b_tile_off(P, k, n)), "");
+            LLVMValueRef off = P->b128 ? LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, P->bfrag[r][e & 1][e >> 1], ""),
+                                                      c32(L, 8 * (j0 + j) * 128), "")
+                                       : LLVMBuildAdd(L->b, base, c32(L, b_tile_off(P, k, n)), "");
             raw[4 * j + e] = LLVMBuildLoad2(L->b, L->t_f32,
                                             LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
         }
@@ -623,7 +635,14 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
     LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
                                    g, "");
     LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
-    base = LLVMBuildAdd(b, base, b_tile_off_v(P, t, n0), "");
+    if (P->b128)
+        for (uint32_t r = 0; r < P->blocks; r++)
+            for (uint32_t h = 0; h < 2; h++)
+                for (uint32_t e = 0; e < 2; e++)
+                    P->bfrag[r][h][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
+                                                     LLVMBuildAdd(b, n0, c32(L, 16 * r + 8 * h), ""));
+    else
+        base = LLVMBuildAdd(b, base, b_tile_off_v(P, t, n0), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
     /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs; with

@@ -1,25 +1,31 @@
 /*
- * TMA copies for the swapped product (-fwgmma-tma; lower_wgmma.h).
+ * TMA copies for the sm_90a pipelines (-fwgmma-tma; lower_wgmma.h).
  *
  * The kernel takes two tensor maps in hidden parameters (TcTmap, encoded
- * by the runtime at each launch from the arguments): A's rows as the
- * 128-byte swizzled K-major stage layout, B as panels of 8 columns
- * ([n / 8][k][n % 8], whose fragment reads hit 32 distinct banks). One
- * thread then issues a step: two cp.async.bulk.tensor completing on
- * landed[]. For tf32-rne the maps have the TFLOAT32 element type: the copy
- * itself rounds to nearest even, bit-exact with cvt.rn.tf32.f32 over all
- * 2^32 inputs (NaN -> 0x7FFFE000; measured on the H200, bench/NOTES.md v10),
- * so nothing else rounds. The maps describe the loop's views only where
- * their extents and strides are parameters or constants (the runtime
- * evaluates them) and the views rank 2 (or 3: the batch one more
- * dimension), the runtime encoding them for a unit column stride; the
- * kernel takes the TMA copies only where the runtime set both maps' flag
- * bits and B's tile columns start at a multiple of 8, and its own copies
- * otherwise (lower_wgmma_swapped.c), so a launch with zero maps is safe.
+ * by the runtime at each launch from the arguments), and one thread issues
+ * each step's copies. f32 (the swapped product): A's rows as the 128-byte
+ * swizzled K-major stage layout and B as panels of 8 columns ([n / 8][k][n
+ * % 8], whose fragment reads hit 32 distinct banks), one box each,
+ * completing on landed[]. For tf32-rne the maps have the TFLOAT32 element
+ * type: the copy itself rounds to nearest even, bit-exact with
+ * cvt.rn.tf32.f32 over all 2^32 inputs (NaN -> 0x7FFFE000; measured on the
+ * H200, bench/NOTES.md v10), so nothing else rounds. f16/bf16
+ * (lower_wgmma_ss.c): A's rows and B's 64-column N-major panels, both under
+ * the 128-byte swizzle, a box per panel, completing on full[] directly.
+ *
+ * The maps describe the loop's views where their extents and strides are
+ * parameters or constants (the runtime evaluates them) and the views are
+ * rank 2 (or 3: the batch one more dimension); the runtime encodes them
+ * where the launch's arguments allow (aligned, unit column stride, f32 B's
+ * columns a multiple of 8). The kernel takes the TMA copies only where the
+ * runtime set both maps' flag bits (and f32 B's tile columns start at a
+ * multiple of 8), and its own copies otherwise, so a launch with zero maps
+ * is safe.
  */
 #include "compiler/lower_wgmma.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Operand v of a view as a parameter or a constant. */
 static int tmap_scalar(const TirModule *m, uint32_t v, TcTmapScalar *out)
@@ -39,9 +45,9 @@ static int tmap_scalar(const TirModule *m, uint32_t v, TcTmapScalar *out)
     return 0;
 }
 
-/* The map of the rank-2 or rank-3 f32 view that load `ld` reads, if it
- * can be one: view operands p, [db,] d0, d1, [sb,] s0, s1. */
-static int tmap_of_load(const TirModule *m, const TirInst *ld, TcTmap *t)
+/* The map of the rank-2 or rank-3 view of `elem` that load `ld` reads, if
+ * it can be one: view operands p, [db,] d0, d1, [sb,] s0, s1. */
+static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcTmap *t)
 {
     const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ld)[0])];
     if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
@@ -49,7 +55,7 @@ static int tmap_of_load(const TirModule *m, const TirInst *ld, TcTmap *t)
     const uint32_t *a = tir_args(m, v);
     uint32_t r = (v->nargs - 1) / 2, o = r - 2; /* o = 1: batched */
     const TirValue *base = &m->values[a[0]];
-    if (base->kind != VAL_PARAM || base->type.elem != ELEM_F32 || !tmap_scalar(m, a[1 + r + o + 1], &t->s1) ||
+    if (base->kind != VAL_PARAM || base->type.elem != elem || !tmap_scalar(m, a[1 + r + o + 1], &t->s1) ||
         (t->s1.param < 0 && t->s1.value != 1))
         return 0;
     t->base_param = base->index;
@@ -61,7 +67,7 @@ static int tmap_of_load(const TirModule *m, const TirInst *ld, TcTmap *t)
 
 uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[2])
 {
-    if (o->arch != ARCH_SM90A || !o->wgmma || !o->wgmma_tma || !o->wgmma_swapped)
+    if (o->arch != ARCH_SM90A || !o->wgmma || !o->wgmma_tma)
         return 0;
     const TirBlock *body = &m->blocks[k->body];
     for (uint32_t j = 0; j < body->ninsts; j++) {
@@ -71,13 +77,23 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         const TirInst *dot = wgmma_loop_dot(m, f);
         const uint32_t *da = tir_args(m, dot);
         TirPrecision p = (TirPrecision)dot->ival;
-        if (tir_value_type(m, da[0]).elem != ELEM_F32 || p == PREC_IEEE)
-            return 0; /* f16/bf16 and the FMA consumers copy as they do */
+        TirElem elem = tir_value_type(m, da[0]).elem;
         uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
-        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .tf32 = p == PREC_TF32_RNE, .box = {BK, (uint16_t)bm, 0}};
-        maps[1] = (TcTmap){.kind = TC_TMAP_PANELS, .tf32 = p == PREC_TF32_RNE, .box = {8, BK, (uint16_t)(bn / 8)}};
-        if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], &maps[0]) ||
-            !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], &maps[1]))
+        if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels */
+            uint8_t t = elem == ELEM_BF16 ? TC_TMAP_BF16 : TC_TMAP_F16;
+            maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {SS_BK, (uint16_t)bm, 0}};
+            maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {64, SS_BK, 0}};
+        } else if (o->wgmma_swapped && p != PREC_IEEE) { /* the FMA consumers copy as they do */
+            uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
+            maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
+            maps[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = t, .box = {8, BK, (uint16_t)(bn / 8)}};
+            if (o->wgmma_tma_b128) /* 32-column panels under the 128-byte swizzle */
+                maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {32, BK, 0}};
+        } else {
+            return 0;
+        }
+        if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0]) ||
+            !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1]))
             return 0;
         return 2;
     }
@@ -100,6 +116,8 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb)
     LLVMBuilderRef b = L->b;
     LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + 2);
     LLVMValueRef both = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, flags, c32(L, 3), ""), c32(L, 3), "");
+    if (P->ss || P->b128) /* its B boxes start at any column */
+        return both;
     LLVMValueRef col8 = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xb->i1, c64(L, 7), ""), c64(L, 0), "");
     return LLVMBuildAnd(b, both, col8, "tma");
 }
@@ -110,33 +128,67 @@ void wg_tma_prepare(Pipe *P)
     P->tmap_b = tmap_addr(P->L, P->L->tma_param0 + 1);
 }
 
+/* One box of `map` at coordinates c[0..n) (innermost first; a batched
+ * view's batch appended) to shared address dst, its bytes completing on
+ * barrier bar. */
+static void tma_box(Lower *L, LLVMValueRef dst, LLVMValueRef map, const LLVMValueRef *c, uint32_t n,
+                    LLVMValueRef batch, LLVMValueRef bar)
+{
+    LLVMValueRef a[8] = {dst, map, bar};
+    uint32_t na = 3;
+    char tmpl[256], cons[64] = "r,l,r";
+    int len = snprintf(tmpl, sizeof tmpl,
+                       "cp.async.bulk.tensor.%ud.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {",
+                       n + (batch != NULL));
+    for (uint32_t i = 0; i < n + (batch != NULL); i++) {
+        LLVMValueRef x = i < n ? c[i] : batch;
+        if (!x) { /* a literal 0 */
+            len += snprintf(tmpl + len, sizeof tmpl - (size_t)len, "%s0", i ? ", " : "");
+            continue;
+        }
+        a[na] = x;
+        len += snprintf(tmpl + len, sizeof tmpl - (size_t)len, "%s$%u", i ? ", " : "", na);
+        strcat(cons, ",r");
+        na++;
+    }
+    snprintf(tmpl + len, sizeof tmpl - (size_t)len, "}], [$2];");
+    strcat(cons, ",~{memory}");
+    lw_asm(L, void_t(L), tmpl, cons, a, na, SE);
+}
+
+/* The i64 coordinate x as the TMA's i32 (the runtime encodes a map only
+ * for extents below 2^31; outside them the box reads zeros). */
+static LLVMValueRef coord(Lower *L, LLVMValueRef x) { return LLVMBuildTrunc(L->b, x, L->t_i32, ""); }
+
 void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
+    uint32_t bk = P->ss ? SS_BK : BK;
+    /* with TMA, full[] (f16/bf16) or landed[] counts one arrival and the bytes */
     LLVMValueRef s = wg_wait_step(P, P->empty32, t, 1);
-    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "");
+    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, bk), ""), "");
     LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
-    LLVMValueRef bar = wg_bar_addr(L, P->landed32, s);
-    LLVMValueRef tx[2] = {bar, c32(L, (P->bm + P->bn) * BK * 4)};
+    LLVMValueRef bar = wg_bar_addr(L, P->ss ? P->full32 : P->landed32, s);
+    LLVMValueRef tx[2] = {bar, c32(L, (P->bm + P->bn) * ROW_BYTES)}; /* 128 bytes of k per row, column */
     lw_asm(L, void_t(L), "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", tx, 2, SE);
-    /* coordinates: the runtime encodes a map only for extents below 2^31 */
-    LLVMValueRef k32 = LLVMBuildTrunc(b, k, L->t_i32, "");
-    /* a batched view's batch is the outermost coordinate (zeros for a batch
-     * outside the view, as the load's padding) */
-    LLVMValueRef a[6] = {stage, P->tmap_a, k32, LLVMBuildTrunc(b, xa->i0, L->t_i32, ""), bar, P->batch_a};
-    lw_asm(L, void_t(L),
-           P->batch_a ? "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                        "[$0], [$1, {$2, $3, $5}], [$4];"
-                      : "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                        "[$0], [$1, {$2, $3}], [$4];",
-           P->batch_a ? "r,l,r,r,r,r,~{memory}" : "r,l,r,r,r,~{memory}", a, P->batch_a ? 6 : 5, SE);
-    LLVMValueRef bb[6] = {LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), ""), P->tmap_b, k32,
-                          LLVMBuildTrunc(b, LLVMBuildAShr(b, xb->i1, c64(L, 3), ""), L->t_i32, ""), bar, P->batch_b};
-    lw_asm(L, void_t(L),
-           P->batch_b ? "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                        "[$0], [$1, {0, $2, $3, $5}], [$4];"
-                      : "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-                        "[$0], [$1, {0, $2, $3}], [$4];",
-           P->batch_b ? "r,l,r,r,r,r,~{memory}" : "r,l,r,r,r,~{memory}", bb, P->batch_b ? 6 : 5, SE);
+    LLVMValueRef ka[2] = {coord(L, k), coord(L, xa->i0)};
+    tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);
+    LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    if (P->b128) { /* a box per 32-column panel (4096 bytes) */
+        for (uint32_t p = 0; p < P->bn / 32; p++) {
+            LLVMValueRef kb[2] = {coord(L, LLVMBuildAdd(b, xb->i1, c64(L, 32 * p), "")), coord(L, k)};
+            tma_box(L, LLVMBuildAdd(b, bdst, c32(L, p * BK * 128), ""), P->tmap_b, kb, 2, P->batch_b, bar);
+        }
+        return;
+    }
+    if (!P->ss) { /* one box of BN / 8 panels: {0, k, column / 8} */
+        LLVMValueRef kb[3] = {NULL, coord(L, k), coord(L, LLVMBuildAShr(b, xb->i1, c64(L, 3), ""))};
+        tma_box(L, bdst, P->tmap_b, kb, 3, P->batch_b, bar);
+        return;
+    }
+    for (uint32_t p = 0; p < P->bn / 64; p++) { /* a box per 64-column panel (8192 bytes) */
+        LLVMValueRef kb[2] = {coord(L, LLVMBuildAdd(b, xb->i1, c64(L, 64 * p), "")), coord(L, k)};
+        tma_box(L, LLVMBuildAdd(b, bdst, c32(L, p * SS_BK * ROW_BYTES), ""), P->tmap_b, kb, 2, P->batch_b, bar);
+    }
 }

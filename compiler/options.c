@@ -50,6 +50,7 @@ static const struct {
     {"wgmma-half", offsetof(TcOptions, wgmma_half)},
     {"wgmma-half-two-producers", offsetof(TcOptions, wgmma_half_two_producers)},
     {"wgmma-tma", offsetof(TcOptions, wgmma_tma)},
+    {"wgmma-tma-b128", offsetof(TcOptions, wgmma_tma_b128)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -172,6 +173,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-half-two-producers");
     if (o->wgmma_tma)
         sb_puts(out, " -fwgmma-tma");
+    if (o->wgmma_tma_b128)
+        sb_puts(out, " -fwgmma-tma-b128");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

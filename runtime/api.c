@@ -37,6 +37,7 @@
 #include "runtime/cuda_api.h"
 #include "runtime/ptxas.h"
 #include "runtime/runtime.h"
+#include "runtime/tmap.h"
 
 #if !defined(TILEC_VERSION) || !defined(TILEC_LLVM_VERSION)
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined"
@@ -606,6 +607,18 @@ static void module_free(tilecModule m)
     free(m);
 }
 
+/* A driver without cuTensorMapEncodeTiled runs kernels with tensor maps
+ * on their own copies (slower, not wrong): said once per module load. */
+static void note_no_tensor_maps(const TcKernelInfo *k, unsigned n, StrBuf *msg)
+{
+    unsigned i = 0;
+    while (i < n && !k[i].ntmaps)
+        i++;
+    if (i < n && !cu_tensor_map_available())
+        sb_printf(msg, "note: this driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer): @%s and any other "
+                       "kernel with tensor maps copy their tiles without TMA\n", k[i].name);
+}
+
 /* Wraps a loaded CUmodule (taking it over, also on failure). Context current. */
 static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo *k, unsigned n, tilecModule *out,
                                StrBuf *msg)
@@ -633,6 +646,7 @@ static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo 
         if ((t = cu_func_set_max_dynamic_shared(m->fns[i], k[i].shared_bytes, msg)) != TILEC_SUCCESS)
             goto fail;
     }
+    note_no_tensor_maps(k, n, msg);
     pthread_mutex_lock(&rt->mu);
     rt->refs++;
     pthread_mutex_unlock(&rt->mu);
@@ -826,8 +840,16 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     tilecResult t = cu_ctx_enter(&rt->dev, &msg);
     if (t != TILEC_SUCCESS)
         return rt_fail(rt, t, &msg);
-    t = cu_launch(mod->fns[i], g, k->threads, k->shared_bytes, (void *)stream, args, &msg);
+    /* kernels with tensor maps take them, and their flags, after the
+     * declared parameters (runtime/tmap.h); encoding needs the context */
+    TcTmapArgs tmaps = {0};
+    if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &msg)) != TILEC_SUCCESS) {
+        cu_ctx_leave();
+        return rt_fail(rt, t, &msg);
+    }
+    t = cu_launch(mod->fns[i], g, k->threads, k->shared_bytes, (void *)stream, k->ntmaps ? tmaps.args : args, &msg);
     cu_ctx_leave();
+    tc_tmap_args_free(&tmaps);
     if (t != TILEC_SUCCESS) {
         sb_printf(&msg, "while launching @%s on grid (%u, %u, %u) with %u threads and %u bytes of shared memory\n",
                   k->name, g[0], g[1], g[2], k->threads, k->shared_bytes);

@@ -3,7 +3,7 @@
  *
  * Entry file layout, all integers little-endian:
  *   0   magic "tilecKC\n"
- *   8   u32 format version (1)
+ *   8   u32 format version (2; 1 had no tensor maps)
  *   12  u32 header size (96)
  *   16  key (32 bytes)
  *   48  u64 payload length
@@ -11,10 +11,14 @@
  *   88  u64 reserved (0)
  *   96  payload: u32 nkernels, per kernel {str name, u32 threads,
  *       shared_bytes, grid[3], nparams, per param {u8 kind, elem, rank, 0,
- *       u32 dim0, dim1}}, then u64 + PTX bytes, u64 + cubin bytes
- *       (str = u32 length + bytes)
+ *       u32 dim0, dim1}, u32 ntmaps, per map {u8 kind, dtype, batched, u16
+ *       box[3], u32 base_param, then for d0, d1, s0, s1, db, sb: i32 param,
+ *       i64 value}}, then
+ *       u64 + PTX bytes, u64 + cubin bytes (str = u32 length + bytes)
  * Bytes 0..55 are checksummed too, so a file with the right length and a
- * damaged header is caught like one with a damaged payload.
+ * damaged header is caught like one with a damaged payload. A reader takes
+ * only its own version, and refuses tensor maps that point outside their
+ * kernel's parameters (the file is untrusted input).
  */
 #include "runtime/cache.h"
 
@@ -29,11 +33,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/tmap.h"
+
 #if !defined(TILEC_VERSION) || !defined(TILEC_LLVM_VERSION)
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined: they are part of every cache key"
 #endif
 
-enum { HDR_SIZE = 96, FORMAT_VERSION = 1, MEM_ENTRIES = 64 };
+enum { HDR_SIZE = 96, FORMAT_VERSION = 2, MEM_ENTRIES = 64 };
+/* The bytes of the smallest kernel (no name, parameters or maps), of one
+ * parameter and of one tensor map, for bounding counts before allocating. */
+enum { KERNEL_MIN_BYTES = 32, PARAM_BYTES = 12, TMAP_BYTES = 85 };
 static const char MAGIC[8] = {'t', 'i', 'l', 'e', 'c', 'K', 'C', '\n'};
 /* A bound on what a reader will allocate for one file. */
 #define MAX_ENTRY_BYTES ((uint64_t)1 << 30)
@@ -169,8 +178,22 @@ void tc_kernel_infos_free(TcKernelInfo *k, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         free(k[i].name);
         free(k[i].params);
+        free(k[i].tmaps);
     }
     free(k);
+}
+
+/* A malloc'ed copy of n elements of size bytes at src; NULL for none. */
+static void *dup_array(const void *src, size_t n, size_t size, int *oom)
+{
+    if (!n)
+        return NULL;
+    void *p = malloc(n * size);
+    if (!p)
+        *oom = 1;
+    else
+        memcpy(p, src, n * size);
+    return p;
 }
 
 int tc_kernel_infos_copy(TcKernelInfo **dst, const TcKernelInfo *src, unsigned n)
@@ -182,19 +205,15 @@ int tc_kernel_infos_copy(TcKernelInfo **dst, const TcKernelInfo *src, unsigned n
     if (!k)
         return -1;
     for (unsigned i = 0; i < n; i++) {
+        int oom = 0;
         k[i] = src[i];
         k[i].name = strdup(src[i].name ? src[i].name : "");
-        k[i].params = src[i].nparams ? malloc(src[i].nparams * sizeof *k[i].params) : NULL;
-        if (!k[i].name || (src[i].nparams && !k[i].params)) {
-            free(k[i].name);
-            free(k[i].params);
-            k[i].name = NULL;
-            k[i].params = NULL;
-            tc_kernel_infos_free(k, i);
+        k[i].params = dup_array(src[i].params, src[i].nparams, sizeof *k[i].params, &oom);
+        k[i].tmaps = dup_array(src[i].tmaps, src[i].ntmaps, sizeof *k[i].tmaps, &oom);
+        if (!k[i].name || oom) {
+            tc_kernel_infos_free(k, i + 1);
             return -1;
         }
-        if (src[i].nparams)
-            memcpy(k[i].params, src[i].params, src[i].nparams * sizeof *k[i].params);
     }
     *dst = k;
     return 0;
@@ -285,6 +304,27 @@ static uint64_t load_le(const uint8_t *p, int bytes)
     return v;
 }
 
+static void put_tmap_scalar(Buf *b, const TcTmapScalar *s)
+{
+    put_le(b, (uint32_t)s->param, 4);
+    put_le(b, (uint64_t)s->value, 8);
+}
+
+static void put_tmap(Buf *b, const TcTmap *m)
+{
+    uint8_t small[3] = {m->kind, m->dtype, m->batched};
+    put(b, small, 3);
+    for (int i = 0; i < 3; i++)
+        put_le(b, m->box[i], 2);
+    put_le(b, m->base_param, 4);
+    put_tmap_scalar(b, &m->d0);
+    put_tmap_scalar(b, &m->d1);
+    put_tmap_scalar(b, &m->s0);
+    put_tmap_scalar(b, &m->s1);
+    put_tmap_scalar(b, &m->db);
+    put_tmap_scalar(b, &m->sb);
+}
+
 /* header bytes 0..55 and the payload, hashed together */
 static void entry_checksum(const uint8_t *hdr, const uint8_t *payload, size_t n, uint8_t out[32])
 {
@@ -298,6 +338,9 @@ static void entry_checksum(const uint8_t *hdr, const uint8_t *payload, size_t n,
 /* The whole file image of an entry; NULL when memory runs out. */
 static uint8_t *encode(const TcCacheKey *k, const TcCacheEntry *e, size_t *len)
 {
+    for (unsigned i = 0; i < e->nkernels; i++)
+        if (e->kernels[i].ntmaps > TC_TMAP_MAX) /* a reader would refuse it: kept in memory only */
+            return NULL;
     Buf b = {0};
     uint8_t zero[HDR_SIZE] = {0};
     put(&b, zero, HDR_SIZE);
@@ -319,6 +362,9 @@ static uint8_t *encode(const TcCacheKey *k, const TcCacheEntry *e, size_t *len)
             put_le(&b, t->dim[0], 4);
             put_le(&b, t->dim[1], 4);
         }
+        put_le(&b, ki->ntmaps, 4);
+        for (unsigned j = 0; j < ki->ntmaps; j++)
+            put_tmap(&b, &ki->tmaps[j]);
     }
     put_le(&b, e->ptx_len, 8);
     put(&b, e->ptx, e->ptx_len);
@@ -362,6 +408,57 @@ static uint64_t get_le(Reader *r, int bytes)
     return p ? load_le(p, bytes) : 0;
 }
 
+/* A tensor map scalar's parameter: a constant (< 0) or one of nparams. */
+static int get_tmap_scalar(Reader *r, unsigned nparams, TcTmapScalar *s)
+{
+    s->param = (int32_t)(uint32_t)get_le(r, 4);
+    s->value = (int64_t)get_le(r, 8);
+    return s->param < 0 || (uint32_t)s->param < nparams;
+}
+
+/* One tensor map of a kernel with nparams parameters; NULL or why not. */
+static const char *get_tmap(Reader *r, unsigned nparams, TcTmap *m)
+{
+    const uint8_t *small = take(r, 3);
+    if (!small)
+        return "truncated payload";
+    m->kind = small[0];
+    m->dtype = small[1];
+    m->batched = small[2];
+    for (int i = 0; i < 3; i++)
+        m->box[i] = (uint16_t)get_le(r, 2);
+    m->base_param = (uint32_t)get_le(r, 4);
+    int scalars_ok = get_tmap_scalar(r, nparams, &m->d0);
+    scalars_ok &= get_tmap_scalar(r, nparams, &m->d1);
+    scalars_ok &= get_tmap_scalar(r, nparams, &m->s0);
+    scalars_ok &= get_tmap_scalar(r, nparams, &m->s1);
+    scalars_ok &= get_tmap_scalar(r, nparams, &m->db);
+    scalars_ok &= get_tmap_scalar(r, nparams, &m->sb);
+    if (r->bad)
+        return "truncated payload";
+    if (m->kind > TC_TMAP_PANELS || m->dtype > TC_TMAP_BF16 || m->batched > 1 || m->base_param >= nparams ||
+        !scalars_ok)
+        return "bad tensor map";
+    return NULL;
+}
+
+/* A kernel's tensor maps, after its parameters; NULL or why not. */
+static const char *get_tmaps(Reader *r, TcKernelInfo *ki)
+{
+    uint64_t nt = get_le(r, 4);
+    if (r->bad || nt > TC_TMAP_MAX || nt > (r->len - r->off) / TMAP_BYTES)
+        return "bad tensor map count";
+    if (nt && !(ki->tmaps = calloc((size_t)nt, sizeof *ki->tmaps)))
+        return "out of memory";
+    ki->ntmaps = (unsigned)nt;
+    for (uint64_t j = 0; j < nt; j++) {
+        const char *why = get_tmap(r, ki->nparams, &ki->tmaps[j]);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
 /* Decodes a payload whose checksum already matched. Still bounds-checks
  * everything: the checksum guards against damage, not against a file built
  * to look valid. Returns NULL or why it failed. */
@@ -370,8 +467,8 @@ static const char *decode(const uint8_t *p, size_t len, TcCacheEntry *e)
     Reader r = {p, len, 0, 0};
     memset(e, 0, sizeof *e);
     uint64_t nk = get_le(&r, 4);
-    /* each kernel takes at least 28 bytes: refuse counts the file cannot hold */
-    if (r.bad || nk > (len - r.off) / 28)
+    /* refuse counts the file cannot hold */
+    if (r.bad || nk > (len - r.off) / KERNEL_MIN_BYTES)
         return "bad kernel count";
     if (nk) {
         e->kernels = calloc((size_t)nk, sizeof *e->kernels);
@@ -395,7 +492,7 @@ static const char *decode(const uint8_t *p, size_t len, TcCacheEntry *e)
         for (int j = 0; j < 3; j++)
             ki->grid[j] = (unsigned)get_le(&r, 4);
         uint64_t np = get_le(&r, 4);
-        if (r.bad || np > (len - r.off) / 12)
+        if (r.bad || np > (len - r.off) / PARAM_BYTES)
             return "bad parameter count";
         ki->nparams = (unsigned)np;
         if (np && !(ki->params = calloc((size_t)np, sizeof *ki->params)))
@@ -410,6 +507,9 @@ static const char *decode(const uint8_t *p, size_t len, TcCacheEntry *e)
             ki->params[j].dim[0] = (uint32_t)load_le(t + 4, 4);
             ki->params[j].dim[1] = (uint32_t)load_le(t + 8, 4);
         }
+        const char *why = r.bad ? "truncated payload" : get_tmaps(&r, ki);
+        if (why)
+            return why;
     }
     uint64_t n = get_le(&r, 8);
     const uint8_t *ptx = take(&r, n);

@@ -68,7 +68,7 @@ typedef struct {
 /* Deep copy; 0 on success, -1 when memory runs out (dst is then empty). */
 int tc_cache_entry_copy(TcCacheEntry *dst, const TcCacheEntry *src);
 void tc_cache_entry_free(TcCacheEntry *e);
-/* Deep copies of kernel fact lists (names and parameter types). */
+/* Deep copies of kernel fact lists (names, parameter types, tensor maps). */
 int tc_kernel_infos_copy(TcKernelInfo **dst, const TcKernelInfo *src, unsigned n);
 void tc_kernel_infos_free(TcKernelInfo *k, unsigned n);
 

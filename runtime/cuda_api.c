@@ -14,6 +14,11 @@
  * context argument that the old one does not. Drivers without
  * cuGetProcAddress (< 11.3) fall back to dlsym of the exported name, which
  * for the changed functions carries the _v2 suffix.
+ *
+ * Optional entry points (required = 0 below) may be missing from an older
+ * driver; their wrappers then return TILEC_ERROR_NOT_FOUND without a log
+ * line, and the caller falls back (cuLink*: JIT at load; cuTensorMap*: the
+ * kernel's own copies).
  */
 #include "runtime/cuda_api.h"
 
@@ -61,7 +66,8 @@
     X(LinkCreate, 6050, "cuLinkCreate_v2", 0)                          \
     X(LinkAddData, 6050, "cuLinkAddData_v2", 0)                        \
     X(LinkComplete, 5050, "cuLinkComplete", 0)                         \
-    X(LinkDestroy, 5050, "cuLinkDestroy", 0)
+    X(LinkDestroy, 5050, "cuLinkDestroy", 0)                          \
+    X(TensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0)
 
 static struct {
 #define X(f, v, dl, req) PFN_cu##f##_v##v f;
@@ -533,4 +539,44 @@ tilecResult cu_event_destroy(void *ev, StrBuf *log)
 {
     CUresult r = cu.EventDestroy((CUevent)ev);
     return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuEventDestroy", r, TILEC_ERROR_CUDA);
+}
+
+/* ---- tensor maps -------------------------------------------------------------- */
+
+/* the kernels' hidden parameters are .b8 [128]: the map is copied in whole */
+_Static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
+
+int cu_tensor_map_available(void)
+{
+    /* a call before any runtime exists must not race with the load */
+    pthread_once(&load_once, load_driver);
+    return load_result == TILEC_SUCCESS && cu.TensorMapEncodeTiled != NULL;
+}
+
+tilecResult cu_tensor_map_encode_tiled(void *map128, int dtype, unsigned rank, uint64_t base, const uint64_t *dims,
+                                       const uint64_t *byte_strides, const uint32_t *box, int swizzle128,
+                                       StrBuf *log)
+{
+    memset(map128, 0, sizeof(CUtensorMap));
+    if (!cu_tensor_map_available())
+        return TILEC_ERROR_NOT_FOUND;
+    if (rank < 1 || rank > 5) {
+        sb_printf(log, "cuTensorMapEncodeTiled: rank %u is outside 1..5\n", rank);
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    }
+    /* TcTmapType's order */
+    static const CUtensorMapDataType types[] = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
+                                                CU_TENSOR_MAP_DATA_TYPE_FLOAT16, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+    if (dtype < 0 || dtype > 3) {
+        sb_printf(log, "cuTensorMapEncodeTiled: element type %d is not one tilec encodes\n", dtype);
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    }
+    /* unit element strides: every element of the box is copied */
+    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    CUresult r = cu.TensorMapEncodeTiled(
+        (CUtensorMap *)map128, types[dtype], (cuuint32_t)rank, (void *)(uintptr_t)base, (const cuuint64_t *)dims,
+        (const cuuint64_t *)byte_strides, (const cuuint32_t *)box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuTensorMapEncodeTiled", r, TILEC_ERROR_CUDA);
 }

@@ -85,4 +85,19 @@ tilecResult cu_event_record(void *ev, void *stream, StrBuf *log);
 tilecResult cu_event_elapsed(void *start, void *end, float *ms, StrBuf *log);
 tilecResult cu_event_destroy(void *ev, StrBuf *log);
 
+/* Tensor maps (TMA descriptors; CUDA 12.0+, optional in the driver). 1 when
+ * the driver is loaded and has cuTensorMapEncodeTiled. */
+int cu_tensor_map_available(void);
+/* cuTensorMapEncodeTiled into map128 (128 bytes, 64-byte aligned): a
+ * tensor of dtype (TcTmapType: FLOAT32, TFLOAT32, FLOAT16, BFLOAT16) of
+ * rank dims at base, byte_strides[rank - 1] for dims 1.., a box of
+ * box[rank] elements, unit element strides, no interleave, 128-byte
+ * swizzle or none, L2 promotion 256 B, zeros outside the tensor. Context current (without one the driver answers
+ * CUDA_ERROR_INVALID_CONTEXT). map128 is zeroed first; NOT_FOUND (and no
+ * log line) when the driver has no such entry point; CUDA when the driver
+ * refuses the geometry. */
+tilecResult cu_tensor_map_encode_tiled(void *map128, int dtype, unsigned rank, uint64_t base, const uint64_t *dims,
+                                       const uint64_t *byte_strides, const uint32_t *box, int swizzle128,
+                                       StrBuf *log);
+
 #endif

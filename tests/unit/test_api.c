@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
+#include "runtime/tmap.h"
 #include "tilec.h"
 
 static const char AXPB[] =
@@ -123,8 +124,11 @@ static int matches(const char *dir, const char *pattern)
 #define LOG_TEXT(sb) ((sb).data ? (sb).data : "")
 #define ASSERT_LOG_HAS(sb, text) ck_assert_msg((sb).data && strstr((sb).data, text), "log: %s", LOG_TEXT(sb))
 
-/* A two-kernel entry with a fake cubin; seed varies the contents. */
+/* A two-kernel entry with a fake cubin; seed varies the contents. The
+ * first kernel has two tensor maps, every field set to something that
+ * would show if it were lost or swapped. */
 static TirType params_a[3], params_b[1];
+static TcTmap tmaps_a[2];
 static TcKernelInfo kernels[2];
 
 static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin, size_t cubin_len)
@@ -133,8 +137,17 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
     params_a[1] = (TirType){.kind = TY_PTR, .elem = ELEM_F16};
     params_a[2] = (TirType){.kind = TY_SCALAR, .elem = ELEM_I32};
     params_b[0] = (TirType){.kind = TY_SCALAR, .elem = ELEM_F32};
+    tmaps_a[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_TF32, .box = {32, 128, 0}, .base_param = 0,
+                          .d0 = {.param = 2, .value = 0}, .d1 = {.param = -1, .value = 4096 + seed},
+                          .s0 = {.param = 2, .value = 0}, .s1 = {.param = -1, .value = 1}};
+    tmaps_a[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = TC_TMAP_BF16, .batched = 1, .box = {8, 64, 65535},
+                          .base_param = 1, .d0 = {.param = -1, .value = -((int64_t)1 << 40) - 3},
+                          .d1 = {.param = -7, .value = INT64_MAX}, .s0 = {.param = 0, .value = INT64_MIN},
+                          .s1 = {.param = 2, .value = 17}, .db = {.param = -1, .value = 6 + seed},
+                          .sb = {.param = 1, .value = -9}};
     kernels[0] = (TcKernelInfo){.name = "gemm", .threads = 256, .shared_bytes = 99328 + seed,
-                                .grid = {0, 0, 0}, .nparams = 3, .params = params_a};
+                                .grid = {0, 0, 0}, .nparams = 3, .params = params_a, .ntmaps = 2,
+                                .tmaps = tmaps_a};
     kernels[1] = (TcKernelInfo){.name = "scale", .threads = 128, .shared_bytes = 0,
                                 .grid = {4, 2, 1}, .nparams = 1, .params = params_b};
     sprintf(ptx, ".version 8.0\n.target sm_90a\n// entry %u\n", seed);
@@ -142,6 +155,28 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
         cubin[i] = (unsigned char)(i * 31 + seed);
     return (TcCacheEntry){.ptx = ptx, .ptx_len = strlen(ptx), .kernels = kernels, .nkernels = 2,
                           .cubin = cubin, .cubin_len = cubin_len};
+}
+
+static void assert_tmap_scalar_eq(const TcTmapScalar *a, const TcTmapScalar *b)
+{
+    ck_assert_int_eq(a->param, b->param);
+    ck_assert_int_eq(a->value, b->value);
+}
+
+static void assert_tmap_eq(const TcTmap *a, const TcTmap *b)
+{
+    ck_assert_uint_eq(a->kind, b->kind);
+    ck_assert_uint_eq(a->dtype, b->dtype);
+    ck_assert_uint_eq(a->batched, b->batched);
+    for (int i = 0; i < 3; i++)
+        ck_assert_uint_eq(a->box[i], b->box[i]);
+    ck_assert_uint_eq(a->base_param, b->base_param);
+    assert_tmap_scalar_eq(&a->d0, &b->d0);
+    assert_tmap_scalar_eq(&a->d1, &b->d1);
+    assert_tmap_scalar_eq(&a->s0, &b->s0);
+    assert_tmap_scalar_eq(&a->s1, &b->s1);
+    assert_tmap_scalar_eq(&a->db, &b->db);
+    assert_tmap_scalar_eq(&a->sb, &b->sb);
 }
 
 static void assert_entry_eq(const TcCacheEntry *a, const TcCacheEntry *b)
@@ -161,6 +196,9 @@ static void assert_entry_eq(const TcCacheEntry *a, const TcCacheEntry *b)
         ck_assert_uint_eq(x->nparams, y->nparams);
         for (unsigned j = 0; j < x->nparams; j++)
             ck_assert(tir_type_eq(x->params[j], y->params[j]));
+        ck_assert_uint_eq(x->ntmaps, y->ntmaps);
+        for (unsigned j = 0; j < x->ntmaps; j++)
+            assert_tmap_eq(&x->tmaps[j], &y->tmaps[j]);
     }
 }
 
@@ -505,6 +543,10 @@ START_TEST(cache_round_trip)
     tc_cache_put(c, &k, &e, &log);
     ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1); /* from memory */
     assert_entry_eq(&got, &e);
+    ck_assert_uint_eq(got.kernels[0].ntmaps, 2);
+    ck_assert_ptr_ne(got.kernels[0].tmaps, e.kernels[0].tmaps); /* a copy of its own */
+    ck_assert_uint_eq(got.kernels[1].ntmaps, 0);
+    ck_assert_ptr_null(got.kernels[1].tmaps);
     tc_cache_entry_free(&got);
     tc_cache_free(c);
 
@@ -512,6 +554,7 @@ START_TEST(cache_round_trip)
     c = tc_cache_new(tmp_root, &log);
     ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1);
     assert_entry_eq(&got, &e);
+    ck_assert_uint_eq(got.kernels[0].ntmaps, 2);
     tc_cache_entry_free(&got);
     /* no temporary files are left behind */
     ck_assert_int_eq(count_files(tmp_root), 1);
@@ -623,6 +666,107 @@ START_TEST(cache_wrong_key)
     ck_assert_int_eq(tc_cache_get(c, &kb, &got, &log), 0);
     ASSERT_LOG_HAS(log, "another key");
     tc_cache_free(c);
+    sb_free(&log);
+    remove_tmp();
+}
+END_TEST
+
+/* Rewrites the u32 at off of an entry file and fixes its checksum, so only
+ * the decoder can object. */
+static void patch_entry(const char *path, size_t off, uint32_t v)
+{
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    static unsigned char img[1 << 16];
+    size_t n = fread(img, 1, sizeof img, f);
+    ck_assert(n > 96 && n < sizeof img && off + 4 <= n);
+    for (int i = 0; i < 4; i++)
+        img[off + i] = (unsigned char)(v >> (8 * i));
+    TcSha256 s;
+    tc_sha256_init(&s);
+    tc_sha256_update(&s, img, 56);
+    tc_sha256_update(&s, img + 96, n - 96);
+    tc_sha256_final(&s, img + 56);
+    rewind(f);
+    ck_assert_uint_eq(fwrite(img, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Entries whose tensor maps a reader must refuse (the file is untrusted),
+ * and the previous format, which had none. */
+static const char *const BAD_TMAPS[] = {"version 1",        "kind",         "base parameter",
+                                        "scalar parameter", "map count",    "element type",
+                                        "batched flag",     "batch stride parameter"};
+
+START_TEST(cache_tmaps_refused)
+{
+    const char *what = BAD_TMAPS[_i];
+    make_tmp();
+    StrBuf log;
+    sb_init(&log);
+    char ptx[128], path[4096];
+    unsigned char cubin[100];
+    TcCacheEntry e = sample_entry(5, ptx, cubin, sizeof cubin), got;
+    static TcTmap many[TC_TMAP_MAX];
+    if (_i == 1)
+        tmaps_a[1].kind = TC_TMAP_PANELS + 1;
+    if (_i == 2)
+        tmaps_a[0].base_param = 3; /* gemm has 3 parameters */
+    if (_i == 3)
+        tmaps_a[1].s0.param = 3;
+    if (_i == 5)
+        tmaps_a[0].dtype = TC_TMAP_BF16 + 1;
+    if (_i == 6)
+        tmaps_a[1].batched = 2;
+    if (_i == 7)
+        tmaps_a[1].sb.param = 3;
+    if (_i == 4) { /* as many as a reader takes: they come back; one more is refused */
+        for (unsigned i = 0; i < TC_TMAP_MAX; i++)
+            many[i] = tmaps_a[i % 2];
+        kernels[0].tmaps = many;
+        kernels[0].ntmaps = TC_TMAP_MAX;
+    }
+    TcCacheKey k = key_of(what);
+    TcCache *c = tc_cache_new(tmp_root, &log);
+    tc_cache_put(c, &k, &e, &log);
+    tc_cache_free(c);
+    c = tc_cache_new(tmp_root, &log);
+    ck_assert_int_eq(tc_cache_entry_path(c, &k, path, sizeof path), 0);
+    if (_i == 0)
+        patch_entry(path, 8, 1);
+    if (_i == 4) {
+        ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1);
+        assert_entry_eq(&got, &e);
+        tc_cache_entry_free(&got);
+        tc_cache_free(c);
+        c = tc_cache_new(tmp_root, &log);
+        /* payload: nkernels, then gemm's name, threads, shared, grid, nparams, params */
+        patch_entry(path, 96 + 4 + 4 + strlen("gemm") + 4 * 5 + 4 + 12 * 3, TC_TMAP_MAX + 1);
+    }
+    ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 0);
+    static const char *const why[] = {"unknown format version", "bad tensor map", "bad tensor map",
+                                      "bad tensor map",         "bad tensor map count", "bad tensor map",
+                                      "bad tensor map",         "bad tensor map"};
+    ck_assert_msg(log.data && strstr(log.data, "is corrupt") && strstr(log.data, why[_i]), "%s: log: %s", what,
+                  LOG_TEXT(log));
+    ck_assert_msg(!file_exists(path), "%s: the refused entry was not removed", what);
+    tc_cache_free(c);
+
+    /* more maps than a reader takes are not written at all (memory only) */
+    if (_i == 4) {
+        TcTmap more[TC_TMAP_MAX + 1];
+        for (unsigned i = 0; i <= TC_TMAP_MAX; i++)
+            more[i] = tmaps_a[0];
+        kernels[0].tmaps = more;
+        kernels[0].ntmaps = TC_TMAP_MAX + 1;
+        c = tc_cache_new(tmp_root, &log);
+        tc_cache_put(c, &k, &e, &log);
+        ck_assert(!file_exists(path));
+        ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 1);
+        assert_entry_eq(&got, &e);
+        tc_cache_entry_free(&got);
+        tc_cache_free(c);
+    }
     sb_free(&log);
     remove_tmp();
 }
@@ -880,6 +1024,7 @@ static Suite *suite(void)
     tcase_add_test(c, cache_round_trip);
     tcase_add_loop_test(c, cache_damaged, 0, (int)(sizeof DAMAGE / sizeof DAMAGE[0]));
     tcase_add_test(c, cache_wrong_key);
+    tcase_add_loop_test(c, cache_tmaps_refused, 0, (int)(sizeof BAD_TMAPS / sizeof BAD_TMAPS[0]));
     tcase_add_test(c, cache_read_only_dir);
     tcase_add_test(c, cache_unusable_dir);
     tcase_add_test(c, cache_full_disk);

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "ir/ir.h"
+#include "runtime/cache.h"
+#include "runtime/tmap.h"
 #include "tilec.h"
 
 void *__real_malloc(size_t n);
@@ -118,8 +120,104 @@ static int api_workload(int *oom_reported)
     return ok ? 0 : 2;
 }
 
+/* Kernel facts with tensor maps: copied, read back from a disk cache entry
+ * (written by the parent into tmap_dir) and turned into launch
+ * parameters. A miss or a failed build counts only where an allocation
+ * failed. */
+static TirType tmap_params[3] = {{.kind = TY_PTR, .elem = ELEM_F32},
+                                 {.kind = TY_SCALAR, .elem = ELEM_I32},
+                                 {.kind = TY_SCALAR, .elem = ELEM_I64}};
+static TcTmap tmap_maps[2] = {
+    {.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_TF32, .box = {32, 64, 0}, .base_param = 0, .d0 = {1, 0}, .d1 = {-1, 256},
+     .s0 = {2, 0}, .s1 = {-1, 1}},
+    {.kind = TC_TMAP_PANELS, .box = {8, 32, 16}, .base_param = 0, .d0 = {-1, 64}, .d1 = {1, 0}, .s0 = {2, 0},
+     .s1 = {-1, 1}}};
+static TcKernelInfo tmap_kernels[2] = {
+    {.name = "gemm", .threads = 384, .nparams = 3, .params = tmap_params, .ntmaps = 2, .tmaps = tmap_maps},
+    {.name = "plain", .threads = 128, .nparams = 1, .params = tmap_params}};
+static char tmap_dir[256];
+static char tmap_ptx[] = ".version 8.0\n";
+
+static TcCacheKey tmap_key(void)
+{
+    TcCacheKeyParts parts = {.src = "oom", .src_len = 3, .options = "-O3", .target = "sm_90a"};
+    TcCacheKey k;
+    tc_cache_key(&parts, &k);
+    return k;
+}
+
+static void tmap_write_entry(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(tmap_dir, sizeof tmap_dir, "%s/tilec-test-oom-XXXXXX", t && t[0] ? t : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(tmap_dir));
+    StrBuf log;
+    sb_init(&log);
+    TcCache *c = tc_cache_new(tmap_dir, &log);
+    TcCacheKey k = tmap_key();
+    TcCacheEntry e = {.ptx = tmap_ptx, .ptx_len = strlen(tmap_ptx), .kernels = tmap_kernels, .nkernels = 2};
+    tc_cache_put(c, &k, &e, &log);
+    ck_assert_uint_eq(log.len, 0);
+    tc_cache_free(c);
+    sb_free(&log);
+}
+
+static void tmap_remove_entry(void)
+{
+    char path[600];
+    TcCacheKey k = tmap_key();
+    char hex[65];
+    tc_hex(k.b, 32, hex);
+    snprintf(path, sizeof path, "%s/%s.tkc", tmap_dir, hex);
+    unlink(path);
+    rmdir(tmap_dir);
+}
+
+static int same_tmaps(const TcKernelInfo *a, const TcKernelInfo *b)
+{
+    return a->ntmaps == b->ntmaps && (!a->ntmaps || !memcmp(a->tmaps, b->tmaps, a->ntmaps * sizeof *a->tmaps)) &&
+           a->nparams == b->nparams && !strcmp(a->name, b->name);
+}
+
+static int tmap_workload(int *oom_reported)
+{
+    int ok = 1;
+    TcKernelInfo *copy = NULL;
+    if (tc_kernel_infos_copy(&copy, tmap_kernels, 2) == 0)
+        ok &= same_tmaps(&copy[0], &tmap_kernels[0]) && same_tmaps(&copy[1], &tmap_kernels[1]);
+    else
+        *oom_reported = 1;
+    StrBuf log;
+    sb_init(&log);
+    TcCache *c = tc_cache_new(tmap_dir, &log);
+    TcCacheEntry got;
+    TcCacheKey k = tmap_key();
+    if (c && tc_cache_get(c, &k, &got, &log)) {
+        ok &= got.nkernels == 2 && same_tmaps(&got.kernels[0], &tmap_kernels[0]);
+        tc_cache_entry_free(&got);
+    } else {
+        *oom_reported = 1;
+    }
+    tc_cache_free(c);
+    uint64_t base = 0x10000;
+    int32_t m = 64;
+    int64_t ld = 64;
+    void *args[3] = {&base, &m, &ld};
+    TcTmapArgs a;
+    tilecResult r = tc_tmap_args_build(&a, &tmap_kernels[0], args, &log);
+    if (r == TILEC_ERROR_OUT_OF_MEMORY)
+        *oom_reported = 1;
+    else
+        ok &= r == TILEC_SUCCESS && a.args[3] == a.maps && a.args[5] == &a.flags;
+    tc_tmap_args_free(&a);
+    tc_kernel_infos_free(copy, copy ? 2 : 0);
+    sb_free(&log);
+    return ok ? 0 : 5;
+}
+
 /* Runs the workload failing from allocation n on, in a child; the child's
- * exit status: 0 fine, 3 wrong result without an oom report, 4 api. */
+ * exit status: 0 fine, 3 wrong result without an oom report, 4 api, 5
+ * tensor maps. */
 static int run_at(long n, int which, const char *src, const char *want)
 {
     pid_t pid = fork();
@@ -129,6 +227,11 @@ static int run_at(long n, int which, const char *src, const char *want)
         fail_from = n;
         if (which == 2)
             _exit(api_workload(&oom) ? 4 : 0);
+        if (which == 3) {
+            int rc = tmap_workload(&oom);
+            /* an oom report without a failed allocation is a wrong result */
+            _exit(rc ? rc : oom && count < fail_from ? 3 : 0);
+        }
         char *got = front_end(src, &oom);
         fail_from = 0;
         int same = (got == NULL && want == NULL) || (got && want && !strcmp(got, want));
@@ -147,7 +250,10 @@ static long allocations(int which, const char *src)
     fail_from = 0;
     if (which == 2)
         api_workload(&oom);
-    else
+    else if (which == 3) {
+        ck_assert_int_eq(tmap_workload(&oom), 0);
+        ck_assert_msg(!oom, "the tensor map workload failed without injection");
+    } else
         free(front_end(src, &oom));
     return count;
 }
@@ -155,7 +261,7 @@ static long allocations(int which, const char *src)
 static void sweep(int which, const char *src)
 {
     int oom = 0;
-    char *want = which == 2 ? NULL : front_end(src, &oom);
+    char *want = which >= 2 ? NULL : front_end(src, &oom);
     long total = allocations(which, src);
     ck_assert_int_gt(total, 0);
     fprintf(stderr, "workload %d: %ld allocations\n", which, total);
@@ -174,6 +280,13 @@ START_TEST(front_end_errors) { sweep(1, BROKEN); }
 END_TEST
 START_TEST(api_compile_errors) { sweep(2, NULL); }
 END_TEST
+START_TEST(kernel_tmaps)
+{
+    tmap_write_entry();
+    sweep(3, NULL);
+    tmap_remove_entry();
+}
+END_TEST
 
 int main(void)
 {
@@ -183,6 +296,7 @@ int main(void)
     tcase_add_test(t, front_end_valid);
     tcase_add_test(t, front_end_errors);
     tcase_add_test(t, api_compile_errors);
+    tcase_add_test(t, kernel_tmaps);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_ENV);

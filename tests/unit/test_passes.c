@@ -294,7 +294,7 @@ START_TEST(tma_maps_describe_views)
     TcTmap t[2];
     ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
     ck_assert_int_eq(t[0].kind, TC_TMAP_ROWS);
-    ck_assert_int_eq(t[0].tf32, 1);
+    ck_assert_int_eq(t[0].dtype, TC_TMAP_TF32);
     ck_assert_uint_eq(t[0].box[0], 32);
     ck_assert_uint_eq(t[0].box[1], 64);
     ck_assert_uint_eq(t[0].base_param, 0);
@@ -321,8 +321,8 @@ START_TEST(tma_maps_describe_views)
     m = wg_module("", 32);
     wg_mark(m, &o);
     ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
-    ck_assert_int_eq(t[0].tf32, 0);
-    ck_assert_int_eq(t[1].tf32, 0);
+    ck_assert_int_eq(t[0].dtype, TC_TMAP_F32);
+    ck_assert_int_eq(t[1].dtype, TC_TMAP_F32);
     tir_module_free(m);
 
     tir_module_free(wg_module("", 32));

@@ -1,0 +1,210 @@
+/*
+ * TMA tensor maps in hidden kernel parameters (see tmap.h).
+ *
+ * Needs: the driver wrapper (cuda_api.h) for the encoding only; deciding
+ * whether and how a map is encoded (tc_tmap_geometry) is pure.
+ * Guarantees: the kernel sees flag bit i set only where map i holds what
+ * cuTensorMapEncodeTiled wrote for the launch's own arguments; every other
+ * map is 128 zero bytes. Nothing is kept between launches (the maps hold
+ * the launch's addresses and extents).
+ */
+#include "runtime/tmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cuda_api.h"
+
+/* The TMA unit's limits on a global view (cuTensorMapEncodeTiled). */
+#define BASE_ALIGN 16u
+#define STRIDE_ALIGN 16u
+#define STRIDE_LIMIT ((uint64_t)1 << 40)
+#define PANEL_COLUMNS 8u /* a panel of B's stage layout: 8 f32 columns, 32 bytes */
+
+/* s's value for a launch: its constant, or its i32 / i64 parameter
+ * sign-extended. 0 where the parameter is not such a scalar. */
+static int scalar_value(const TcTmapScalar *s, const TirType *params, unsigned nparams, void *const *args,
+                        int64_t *v)
+{
+    if (s->param < 0) {
+        *v = s->value;
+        return 1;
+    }
+    unsigned p = (unsigned)s->param;
+    if (p >= nparams || params[p].kind != TY_SCALAR)
+        return 0;
+    /* memcpy: the caller's values need not be aligned */
+    if (params[p].elem == ELEM_I32) {
+        int32_t x;
+        memcpy(&x, args[p], sizeof x);
+        *v = x;
+        return 1;
+    }
+    if (params[p].elem == ELEM_I64) {
+        memcpy(v, args[p], sizeof *v);
+        return 1;
+    }
+    return 0;
+}
+
+/* The map's base address; 0 where its parameter is not a pointer to its
+ * element type. */
+static int base_value(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args, uint64_t *base)
+{
+    static const TirElem elems[] = {[TC_TMAP_F32] = ELEM_F32, [TC_TMAP_TF32] = ELEM_F32, [TC_TMAP_F16] = ELEM_F16,
+                                    [TC_TMAP_BF16] = ELEM_BF16};
+    unsigned p = m->base_param;
+    if (m->dtype > TC_TMAP_BF16 || p >= nparams || params[p].kind != TY_PTR || params[p].elem != elems[m->dtype])
+        return 0;
+    memcpy(base, args[p], sizeof *base);
+    return 1;
+}
+
+static int extent_ok(int64_t d) { return d >= 1 && d <= INT32_MAX; }
+
+/* A stride of s elements of esize bytes: a multiple of 16 bytes below 2^40. */
+static int stride_ok(int64_t s, unsigned esize)
+{
+    return s >= 1 && (uint64_t)s < STRIDE_LIMIT / esize && ((uint64_t)s * esize) % STRIDE_ALIGN == 0;
+}
+
+/* A batched view's batch as one more, outermost dimension of g. With a
+ * single batch its stride is never used, so any valid one does (the view's
+ * may be misaligned: a batch's padding). */
+static int add_batch(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args, int64_t s0,
+                     TcTmapGeometry *g)
+{
+    int64_t db, sb;
+    if (!scalar_value(&m->db, params, nparams, args, &db) || !scalar_value(&m->sb, params, nparams, args, &sb) ||
+        !extent_ok(db))
+        return 0;
+    unsigned esize = tc_tmap_esize(m->dtype);
+    if (db == 1)
+        sb = s0;
+    if (!stride_ok(sb, esize))
+        return 0;
+    g->dims[g->rank] = (uint64_t)db;
+    g->byte_strides[g->rank - 1] = (uint64_t)sb * esize;
+    g->box[g->rank] = 1;
+    g->rank++;
+    return 1;
+}
+
+int tc_tmap_geometry(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args,
+                     TcTmapGeometry *g)
+{
+    memset(g, 0, sizeof *g);
+    uint64_t base;
+    int64_t d0, d1, s0, s1;
+    if (m->kind > TC_TMAP_PANELS || !base_value(m, params, nparams, args, &base) ||
+        !scalar_value(&m->d0, params, nparams, args, &d0) || !scalar_value(&m->d1, params, nparams, args, &d1) ||
+        !scalar_value(&m->s0, params, nparams, args, &s0) || !scalar_value(&m->s1, params, nparams, args, &s1))
+        return 0;
+    unsigned esize = tc_tmap_esize(m->dtype);
+    if (base == 0 || base % BASE_ALIGN != 0 || !extent_ok(d0) || !extent_ok(d1) || !stride_ok(s0, esize) || s1 != 1)
+        return 0;
+    g->dtype = m->dtype;
+    g->base = base;
+    g->byte_strides[0] = (uint64_t)s0 * esize;
+    if (m->kind == TC_TMAP_ROWS) { /* d0 rows of d1 columns */
+        g->rank = 2;
+        g->swizzle128 = 1;
+        g->dims[0] = (uint64_t)d1;
+        g->dims[1] = (uint64_t)d0;
+        g->box[0] = m->box[0];
+        g->box[1] = m->box[1];
+        return !m->batched || add_batch(m, params, nparams, args, s0, g);
+    }
+    /* panels (f32): the d1 columns as d1 / 8 panels of 8, one after another */
+    if (d1 % PANEL_COLUMNS != 0 || esize != 4)
+        return 0;
+    g->rank = 3;
+    g->dims[0] = PANEL_COLUMNS;
+    g->dims[1] = (uint64_t)d0;
+    g->dims[2] = (uint64_t)d1 / PANEL_COLUMNS;
+    g->byte_strides[1] = PANEL_COLUMNS * esize;
+    g->box[0] = PANEL_COLUMNS;
+    g->box[1] = m->box[1];
+    g->box[2] = m->box[2];
+    return !m->batched || add_batch(m, params, nparams, args, s0, g);
+}
+
+void tc_tmap_geometry_str(const TcTmapGeometry *g, StrBuf *out)
+{
+    unsigned rank = g->rank <= 4 ? g->rank : 4;
+    sb_printf(out, "rank %u, dims {", g->rank);
+    for (unsigned i = 0; i < rank; i++)
+        sb_printf(out, "%s%llu", i ? ", " : "", (unsigned long long)g->dims[i]);
+    sb_puts(out, "}, byte strides {");
+    for (unsigned i = 0; i + 1 < rank; i++)
+        sb_printf(out, "%s%llu", i ? ", " : "", (unsigned long long)g->byte_strides[i]);
+    sb_puts(out, "}, box {");
+    for (unsigned i = 0; i < rank; i++)
+        sb_printf(out, "%s%u", i ? ", " : "", g->box[i]);
+    static const char *const names[] = {"f32", "tf32", "f16", "bf16"};
+    sb_printf(out, "}, %s, %s, base 0x%llx", g->dtype >= 0 && g->dtype <= 3 ? names[g->dtype] : "?",
+              g->swizzle128 ? "128-byte swizzle" : "no swizzle", (unsigned long long)g->base);
+}
+
+void tc_tmap_args_free(TcTmapArgs *a)
+{
+    free(a->args);
+    free(a->maps);
+    memset(a, 0, sizeof *a);
+}
+
+/* Encodes the maps the arguments allow, setting their flag bits. */
+static tilecResult encode_maps(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, StrBuf *log)
+{
+    if (k->ntmaps > TC_TMAP_MAX) /* more than the flags word promises to cover: none */
+        return TILEC_SUCCESS;
+    for (unsigned i = 0; i < k->ntmaps; i++) {
+        TcTmapGeometry g;
+        if (!tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
+            continue;
+        StrBuf why;
+        sb_init(&why);
+        tilecResult t = cu_tensor_map_encode_tiled(a->maps + (size_t)i * TC_TMAP_BYTES, g.dtype, g.rank, g.base,
+                                                   g.dims, g.byte_strides, g.box, g.swizzle128, &why);
+        if (t == TILEC_ERROR_NOT_FOUND) { /* an older driver: the kernel's own copies */
+            sb_free(&why);
+            a->flags = 0;
+            return TILEC_SUCCESS;
+        }
+        if (t != TILEC_SUCCESS) {
+            sb_printf(log, "%stilecLaunch @%s: the driver refused tensor map %u of %u (", why.data ? why.data : "",
+                      k->name, i, k->ntmaps);
+            tc_tmap_geometry_str(&g, log);
+            sb_puts(log, "); not launching with a bad map\n");
+            sb_free(&why);
+            return TILEC_ERROR_CUDA;
+        }
+        sb_free(&why);
+        a->flags |= 1u << i;
+    }
+    return TILEC_SUCCESS;
+}
+
+tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, StrBuf *log)
+{
+    memset(a, 0, sizeof *a);
+    size_t nargs = (size_t)k->nparams + k->ntmaps + 1;
+    size_t map_bytes = (size_t)(k->ntmaps ? k->ntmaps : 1) * TC_TMAP_BYTES; /* a multiple of the alignment */
+    a->args = malloc(nargs * sizeof *a->args);
+    a->maps = aligned_alloc(64, map_bytes); /* cuTensorMapEncodeTiled wants a map 64-byte aligned */
+    if (!a->args || !a->maps) {
+        tc_tmap_args_free(a);
+        sb_printf(log, "tilecLaunch @%s: out of host memory for its tensor maps\n", k->name);
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    }
+    memset(a->maps, 0, map_bytes);
+    if (k->nparams)
+        memcpy(a->args, args, k->nparams * sizeof *a->args);
+    for (unsigned i = 0; i < k->ntmaps; i++)
+        a->args[k->nparams + i] = a->maps + (size_t)i * TC_TMAP_BYTES;
+    a->args[k->nparams + k->ntmaps] = &a->flags;
+    tilecResult t = encode_maps(a, k, args, log);
+    if (t != TILEC_SUCCESS)
+        tc_tmap_args_free(a);
+    return t;
+}

@@ -1,0 +1,77 @@
+/*
+ * TMA tensor maps in hidden kernel parameters (compiler/compiler.h: TcTmap):
+ * what tilecLaunch passes after the declared arguments of a kernel whose
+ * TcKernelInfo lists tensor maps.
+ *
+ * A map is encoded only where the launch's arguments describe a view the
+ * TMA unit can copy (tc_tmap_geometry says which); any other map goes as
+ * 128 zero bytes with its flag bit clear, which makes the kernel take its
+ * own copies, so an odd argument (a misaligned pointer, an odd row stride)
+ * is never an error. The one failure is the driver refusing a map that
+ * passed those checks: the launch fails rather than run with a bad map.
+ */
+#ifndef TILEC_TMAP_H
+#define TILEC_TMAP_H
+
+#include <stdint.h>
+
+#include "compiler/compiler.h"
+#include "tilec.h"
+
+#define TC_TMAP_BYTES 128 /* a CUtensorMap, passed by value */
+/* The most maps per kernel tilec passes encoded (more: all zero, flag 0).
+ * The disk cache refuses entries with more, as damaged. */
+#define TC_TMAP_MAX 16
+
+#define TC_TMAP_MAX_RANK 4 /* panels (3) of a batched view (+1) */
+
+/* The bytes of one element of a map of dtype (TcTmapType). */
+static inline unsigned tc_tmap_esize(unsigned dtype)
+{
+    return dtype == TC_TMAP_F16 || dtype == TC_TMAP_BF16 ? 2u : 4u;
+}
+
+/* A map as cuTensorMapEncodeTiled takes it. */
+typedef struct {
+    unsigned rank;                                /* 2..TC_TMAP_MAX_RANK */
+    int dtype;                                    /* TcTmapType */
+    int swizzle128;                               /* 128-byte swizzle, else none */
+    uint64_t base;                                /* device address */
+    uint64_t dims[TC_TMAP_MAX_RANK];              /* rank, innermost first */
+    uint64_t byte_strides[TC_TMAP_MAX_RANK - 1];  /* rank - 1: of dims 1.. */
+    uint32_t box[TC_TMAP_MAX_RANK];               /* rank */
+} TcTmapGeometry;
+
+/* Pure (no driver): 1 and *g when map m can be encoded for a launch with
+ * these arguments (args[i] points to parameter i's value, as tilecLaunch
+ * takes them, for every i < nparams); 0 when it cannot: a null base or one
+ * not 16-byte aligned, an extent outside 1..INT32_MAX, a column stride
+ * other than 1, a row (or batch) stride that is not a positive multiple of
+ * 16 bytes below 2^40, panels of another element type than f32 or whose
+ * column count is not a multiple of 8, or parameter indices and types that
+ * do not fit the map. */
+int tc_tmap_geometry(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args,
+                     TcTmapGeometry *g);
+/* "rank 2, dims {..}, byte strides {..}, box {..}, f32, 128-byte swizzle,
+ * base 0x..." for log lines. */
+void tc_tmap_geometry_str(const TcTmapGeometry *g, StrBuf *out);
+
+/* The parameter pointers of one launch of a kernel with tensor maps: the
+ * caller's nparams pointers, then one per map, then one to the flags. It
+ * holds pointers into itself: build it where it stays (the caller's
+ * stack) and do not copy it. */
+typedef struct {
+    void **args;          /* nparams + ntmaps + 1: what cuLaunchKernel takes */
+    unsigned char *maps;  /* ntmaps * TC_TMAP_BYTES, 64-byte aligned */
+    uint32_t flags;       /* bit i: map i was encoded */
+} TcTmapArgs;
+
+/* Fills a for a launch of k with the caller's args (non-NULL for each
+ * declared parameter); context current (the driver encodes in it). A
+ * driver without cuTensorMapEncodeTiled encodes nothing (flags 0). OUT_OF_MEMORY, or CUDA when the driver refuses a map
+ * (the log names the kernel, the map and its geometry); a is then empty.
+ * tc_tmap_args_free releases a after the launch, on every path. */
+tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, StrBuf *log);
+void tc_tmap_args_free(TcTmapArgs *a);
+
+#endif
