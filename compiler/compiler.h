@@ -45,9 +45,10 @@ typedef struct {
     int wgmma_tma;             /* sm_90a (-fwgmma-tma): the swapped product's producers copy A and B with
                                 * TMA through tensor maps in hidden kernel parameters (TcTmap), which
                                 * also rounds them for tf32-rne */
-    int wgmma_tma_b128;        /* experimental (-fwgmma-tma-b128): with -fwgmma-tma, f32 B's stage tile as
-                                * 32-column panels under the 128-byte swizzle (a TMA box 128 bytes wide,
-                                * not 32; fragment reads then meet 2-way bank conflicts) */
+    int wgmma_tma_b128;        /* with -fwgmma-tma (default on; -fno-wgmma-tma-b128: 8-column panels, one
+                                * box of 32-byte rows, slower than no TMA): f32 B's stage tile as
+                                * 32-column panels under the 128-byte swizzle, a box 128 bytes wide
+                                * each (fragment reads then meet 2-way bank conflicts) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */

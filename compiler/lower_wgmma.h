@@ -53,7 +53,7 @@ typedef struct {
     int tma;              /* swapped, -fwgmma-tma (lower_wgmma_tma.c): B's stage tile is 8-column
                            * panels, and a producer loop version copies by TMA */
     int tma_now;          /* the producer loop version being emitted is the TMA one */
-    int b128;             /* -fwgmma-tma-b128 (experimental, with tma): B's stage tile as 32-column
+    int b128;             /* with tma (-fno-wgmma-tma-b128: off): B's stage tile as 32-column
                            * panels under the 128-byte swizzle, a 128-byte-wide TMA box each */
     LLVMValueRef bfrag[4][2][2]; /* b128: the thread's fragment offsets of block r, n + 8h, k + 4E */
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
@@ -161,8 +161,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                    LLVMValueRef rel_if);
 
 /* lower_wgmma_tma.c */
-/* i1: the launch's tensor maps were both encoded and B's tile columns start
- * at a multiple of 8 (the panels' boxes). */
+/* i1: the launch's tensor maps were both encoded and the boxes' innermost
+ * coordinates (A's first k, B's first column) fall on 16 bytes (f32
+ * 8-column panels: on a panel). */
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb);
 /* The tensor maps' addresses, once per producer thread. */
 void wg_tma_prepare(Pipe *P);

@@ -116,10 +116,14 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb)
     LLVMBuilderRef b = L->b;
     LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + 2);
     LLVMValueRef both = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, flags, c32(L, 3), ""), c32(L, 3), "");
-    if (P->ss || P->b128) /* its B boxes start at any column */
-        return both;
-    LLVMValueRef col8 = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xb->i1, c64(L, 7), ""), c64(L, 0), "");
-    return LLVMBuildAnd(b, both, col8, "tma");
+    /* a box's innermost coordinate must fall on 16 bytes (an unaligned one
+     * is an illegal instruction: gpu_test_gemm's tiles from column 1 and k
+     * 1, bench/NOTES.md v10): A's first k, B's first column (f32 8-column
+     * panels: a whole panel) */
+    uint32_t ka = P->ss ? 8 : 4, cb = P->ss ? 8 : P->b128 ? 4 : 8;
+    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
+    ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xb->i1, c64(L, cb - 1), ""), c64(L, 0), ""), "");
+    return LLVMBuildAnd(b, both, ok, "tma");
 }
 
 void wg_tma_prepare(Pipe *P)

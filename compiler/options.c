@@ -24,6 +24,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma_split = 1;     /* where a stage has 8 wgmmas or more (lower_wgmma.c) */
     o->wgmma_ffma = 1;      /* ieee on the pipeline, where the tile fits (bench/NOTES.md v8) */
     o->wgmma_half = 1;      /* f16/bf16 dots on the pipeline (lower_wgmma_ss.c) */
+    o->wgmma_tma_b128 = 1;  /* with -fwgmma-tma: 8-column panels were slower than no TMA (bench/NOTES.md v10) */
     o->keep_llvm_ir = 1;
 }
 
@@ -173,8 +174,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fwgmma-half-two-producers");
     if (o->wgmma_tma)
         sb_puts(out, " -fwgmma-tma");
-    if (o->wgmma_tma_b128)
-        sb_puts(out, " -fwgmma-tma-b128");
+    if (!o->wgmma_tma_b128)
+        sb_puts(out, " -fno-wgmma-tma-b128");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

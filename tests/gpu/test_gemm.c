@@ -346,6 +346,7 @@ int main(void)
             Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4};
             run_offset_case(rt, &c, 1, 1, seed++);
             run_offset_case(rt, &c, 3, 2, seed++);
+            run_offset_case(rt, &c, 4, 4, seed++); /* 16-byte aligned starts: TMA with -fwgmma-tma */
         }
     /* the benchmark's wide tiles (one consumer warpgroup holding 128 or 256
      * columns), and those of the FMA pipeline (ieee, -fwgmma-ffma: 128x128

@@ -288,6 +288,7 @@ START_TEST(tma_maps_describe_views)
     TcOptions o;
     tc_options_default(&o);
     o.wgmma_tma = 1;
+    o.wgmma_tma_b128 = 0; /* B as one box of 8-column panels */
     o.precision = PREC_TF32_RNE;
     TirModule *m = wg_module("", 32);
     ck_assert_int_eq(wg_mark(m, &o), 4);
@@ -312,6 +313,12 @@ START_TEST(tma_maps_describe_views)
     ck_assert_int_eq(t[1].s1.param, -1);
     ck_assert_int_eq(t[1].s1.value, 1);
     ck_assert_int_eq(t[0].batched, 0);
+    o.wgmma_tma_b128 = 1; /* the default: B as 32-column panels, a box each */
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
+    ck_assert_int_eq(t[1].kind, TC_TMAP_ROWS);
+    ck_assert_uint_eq(t[1].box[0], 32);
+    ck_assert_uint_eq(t[1].box[1], 32);
+    ck_assert_int_eq(t[1].d1.param, 4);
     o.wgmma_tma = 0;
     ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 0);
     o.wgmma_tma = 1;
