@@ -40,7 +40,8 @@ typedef struct {
                                 * consumers computing with fp32 FMAs from the stages */
     int wgmma_half;            /* sm_90a (default on; -fno-wgmma-half): f16/bf16 dots on the pipeline,
                                 * both wgmma operands from shared memory (lower_wgmma_ss.c) */
-    int wgmma_half_two_producers; /* experimental (-fwgmma-half-two-producers, not yet run on a GPU):
+    int wgmma_half_two_producers; /* experimental (-fwgmma-half-two-producers; timed in session 7, its
+                                * gpu_test_gemm run timed out before the f16/bf16 cases):
                                 * two producer warpgroups for f16/bf16 where the registers allow */
     int wgmma_tma;             /* sm_90a (-fwgmma-tma): the swapped product's producers copy A and B with
                                 * TMA through tensor maps in hidden kernel parameters (TcTmap), which
