@@ -552,7 +552,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
             lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         }
     }
-    if (P.swapped) /* the bulk copies complete on landed[] through the async proxy: it must see the inits */
+    /* the bulk (and TMA) copies complete on landed[] (f16/bf16 TMA: full[]) through the async
+     * proxy: it must see the inits */
+    if (P.swapped || P.tma)
         lw_asm(L, void_t(L), "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0, SE);
     LLVMBuildBr(b, go);
     LLVMPositionBuilderAtEnd(b, go);
