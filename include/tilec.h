@@ -83,7 +83,7 @@ typedef struct {
     unsigned threads;       /* per program (block) */
     unsigned shared_bytes;  /* dynamic shared memory the launch needs */
     unsigned grid[3];       /* the kernel's grid(...) attribute, 0 if none */
-    unsigned nparams;
+    unsigned nparams;       /* the declared parameters (not the hidden tensor maps) */
 } tilecKernelInfo;
 TILEC_API tilecResult tilecGetKernelCount(tilecProgram prog, unsigned *count);
 TILEC_API tilecResult tilecGetKernelInfo(tilecProgram prog, unsigned index, tilecKernelInfo *info);
@@ -115,7 +115,10 @@ TILEC_API tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecM
 TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name,
                                             int nopts, const char *const *opts, tilecModule *mod);
 /* args[i] points to the value of parameter i (a tilecDevicePtr for ptr<...>,
- * an int32_t / int64_t / float for scalars). grid NULL = the kernel's grid(...). */
+ * an int32_t / int64_t / float for scalars). grid NULL = the kernel's grid(...).
+ * A kernel compiled with -fwgmma-tma may take TMA tensor maps in hidden
+ * parameters after its declared ones: tilecLaunch encodes and adds them
+ * from args (docs/TIR.md, "Kernel parameters at launch"). */
 TILEC_API tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid[3],
                                   tilecStream stream, void **args);
 TILEC_API tilecResult tilecModuleUnload(tilecModule *mod);
