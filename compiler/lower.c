@@ -347,6 +347,42 @@ static void free_kernel_allocs(Lower *L)
     L->nallocs = 0;
 }
 
+/* "param 3" or "64" */
+static void tmap_scalar_str(StrBuf *b, const char *what, const TcTmapScalar *x)
+{
+    if (x->param >= 0)
+        sb_printf(b, " %s = param %d,", what, (int)x->param);
+    else
+        sb_printf(b, " %s = %lld,", what, (long long)x->value);
+}
+
+/* What each hidden tensor-map parameter holds, as comments at the top of
+ * the PTX (for whoever launches it without tilecLaunch; docs/TIR.md). */
+static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const TcTmap *t)
+{
+    static const char *const types[] = {"f32", "tf32", "f16", "bf16"};
+    StrBuf b;
+    sb_init(&b);
+    for (uint32_t i = 0; i < L->ntmaps; i++) {
+        sb_printf(&b, "// tilec: %s_param_%u: tensor map %u, %s, %s, of the view of param %u:", kernel, nparams + i, i,
+                  t[i].kind == TC_TMAP_ROWS ? "rows" : "8-column panels", types[t[i].dtype & 3], t[i].base_param);
+        tmap_scalar_str(&b, "d0", &t[i].d0);
+        tmap_scalar_str(&b, "d1", &t[i].d1);
+        tmap_scalar_str(&b, "s0", &t[i].s0);
+        tmap_scalar_str(&b, "s1", &t[i].s1);
+        if (t[i].batched) {
+            tmap_scalar_str(&b, "batches", &t[i].db);
+            tmap_scalar_str(&b, "batch stride", &t[i].sb);
+        }
+        sb_printf(&b, " box {%u, %u, %u}\n", t[i].box[0], t[i].box[1], t[i].box[2]);
+    }
+    sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (0: the kernel copies without TMA)\n",
+              kernel, nparams + L->ntmaps);
+    if (!b.oom)
+        LLVMAppendModuleInlineAsm(L->mod, b.data, b.len);
+    sb_free(&b);
+}
+
 static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
 {
     const TirModule *m = L->m;
@@ -466,6 +502,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
         for (uint32_t p = 0; p < k->nparams; p++)
             info->params[p] = tir_value_type(m, params[p]);
     if (L->ntmaps && !L->failed) {
+        describe_tmaps(L, name, k->nparams, tmaps);
         info->tmaps = malloc(L->ntmaps * sizeof *info->tmaps);
         if (!info->tmaps)
             lw_error(L, k->loc, "out of memory");
