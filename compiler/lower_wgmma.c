@@ -511,11 +511,15 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, elem), xb = lw_access(L, ldb, 0, elem);
     if (P.tma) {
-        P.use_tma = wg_tma_usable(&P, &xb);
-        if (lw_val(L, tir_args(m, lda)[0])->rank == 3) /* the batch index: the loads' first */
-            P.batch_a = LLVMBuildIntCast2(b, lw_val(L, tir_args(m, lda)[1])->s, L->t_i32, 1, "");
-        if (lw_val(L, tir_args(m, ldb)[0])->rank == 3)
-            P.batch_b = LLVMBuildIntCast2(b, lw_val(L, tir_args(m, ldb)[1])->s, L->t_i32, 1, "");
+        P.use_tma = wg_tma_usable(&P, &xa, &xb);
+        for (int o = 0; o < 2; o++) { /* a batched view's batch: the load's first index, in i32 */
+            const TirInst *ld = o ? ldb : lda;
+            if (lw_val(L, tir_args(m, ld)[0])->rank != 3)
+                continue;
+            LLVMValueRef bi = lw_val(L, tir_args(m, ld)[1])->s;
+            P.use_tma = LLVMBuildAnd(b, P.use_tma, wg_fits_i32(L, LLVMBuildSExt(b, bi, L->t_i64, ""), 0), "");
+            *(o ? &P.batch_b : &P.batch_a) = LLVMBuildIntCast2(b, bi, L->t_i32, 1, "");
+        }
     }
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then

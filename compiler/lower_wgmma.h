@@ -164,7 +164,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
 /* i1: the launch's tensor maps were both encoded and the boxes' innermost
  * coordinates (A's first k, B's first column) fall on 16 bytes (f32
  * 8-column panels: on a panel). */
-LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb);
+LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
+/* i1: x .. x + n fit in i32 (x i64). */
+LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n);
 /* The tensor maps' addresses, once per producer thread. */
 void wg_tma_prepare(Pipe *P);
 /* Step t's copies by one thread: expect_tx on landed[stage] (f16/bf16:

@@ -110,7 +110,7 @@ static LLVMValueRef tmap_addr(Lower *L, uint32_t param)
     return lw_asm(L, L->t_i64, tmpl, "=l", NULL, 0, 0);
 }
 
-LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb)
+LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
@@ -123,7 +123,19 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xb)
     uint32_t ka = P->ss ? 8 : 4, cb = P->ss ? 8 : P->b128 ? 4 : 8;
     LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xb->i1, c64(L, cb - 1), ""), c64(L, 0), ""), "");
+    /* the boxes' coordinates are i32: a tile origin beyond it (an i64
+     * index) would wrap onto real data instead of reading zeros (the loop's
+     * k is i32, as its bounds) */
+    ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xa->i0, P->bm), "");
+    ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xb->i1, P->bn), "");
     return LLVMBuildAnd(b, both, ok, "tma");
+}
+
+LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef lo = LLVMBuildICmp(b, LLVMIntSGE, x, c64(L, INT32_MIN), "");
+    return LLVMBuildAnd(b, lo, LLVMBuildICmp(b, LLVMIntSLE, x, c64(L, (int64_t)INT32_MAX - n), ""), "");
 }
 
 void wg_tma_prepare(Pipe *P)
@@ -160,8 +172,8 @@ static void tma_box(Lower *L, LLVMValueRef dst, LLVMValueRef map, const LLVMValu
     lw_asm(L, void_t(L), tmpl, cons, a, na, SE);
 }
 
-/* The i64 coordinate x as the TMA's i32 (the runtime encodes a map only
- * for extents below 2^31; outside them the box reads zeros). */
+/* The i64 coordinate x as the TMA's i32 (wg_tma_usable checked that the
+ * tile's fit; outside the view the box reads zeros). */
 static LLVMValueRef coord(Lower *L, LLVMValueRef x) { return LLVMBuildTrunc(L->b, x, L->t_i32, ""); }
 
 void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
