@@ -93,6 +93,12 @@ typedef enum {
 /* The element type: FLOAT32, TFLOAT32 (the copy rounds f32 to nearest
  * even), FLOAT16, BFLOAT16. */
 typedef enum { TC_TMAP_F32, TC_TMAP_TF32, TC_TMAP_F16, TC_TMAP_BF16 } TcTmapType;
+/* "f32", "tf32", "f16", "bf16"; "?" for another value */
+static inline const char *tc_tmap_type_name(unsigned t)
+{
+    static const char *const names[] = {"f32", "tf32", "f16", "bf16"};
+    return t <= TC_TMAP_BF16 ? names[t] : "?";
+}
 
 typedef struct {
     uint8_t kind;        /* TcTmapKind */

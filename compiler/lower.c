@@ -360,12 +360,11 @@ static void tmap_scalar_str(StrBuf *b, const char *what, const TcTmapScalar *x)
  * the PTX (for whoever launches it without tilecLaunch; docs/TIR.md). */
 static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const TcTmap *t)
 {
-    static const char *const types[] = {"f32", "tf32", "f16", "bf16"};
     StrBuf b;
     sb_init(&b);
     for (uint32_t i = 0; i < L->ntmaps; i++) {
         sb_printf(&b, "// tilec: %s_param_%u: tensor map %u, %s, %s, of the view of param %u:", kernel, nparams + i, i,
-                  t[i].kind == TC_TMAP_ROWS ? "rows" : "8-column panels", types[t[i].dtype & 3], t[i].base_param);
+                  t[i].kind == TC_TMAP_ROWS ? "rows" : "8-column panels", tc_tmap_type_name(t[i].dtype), t[i].base_param);
         tmap_scalar_str(&b, "d0", &t[i].d0);
         tmap_scalar_str(&b, "d1", &t[i].d1);
         tmap_scalar_str(&b, "s0", &t[i].s0);

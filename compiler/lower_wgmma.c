@@ -459,8 +459,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.swapped = L->o->wgmma_swapped && !P.ss;
     TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t smem_bytes, raw_bytes = 0; /* raw: the older pipeline's producer slots */
+    /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
+    P.tma = L->ntmaps == 2;
     if (P.ss) {
-        P.tma = L->ntmaps == 2; /* the kernel's tensor maps (lower.c): one pipeline per kernel */
         P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
@@ -481,8 +482,6 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * at 256x128 (bench/NOTES.md v8, v9) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
-        /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
-        P.tma = L->ntmaps == 2;
         P.b128 = P.tma && L->o->wgmma_tma_b128;
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;

@@ -55,7 +55,6 @@ typedef struct {
     int tma_now;          /* the producer loop version being emitted is the TMA one */
     int b128;             /* with tma (-fno-wgmma-tma-b128: off): B's stage tile as 32-column
                            * panels under the 128-byte swizzle, a 128-byte-wide TMA box each */
-    LLVMValueRef bfrag[4][2][2]; /* b128: the thread's fragment offsets of block r, n + 8h, k + 4E */
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
     LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */

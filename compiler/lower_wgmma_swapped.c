@@ -587,9 +587,15 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
     wg_wgmma_group(P, w, d, P->bm, per, acc, nacc, pending);
 }
 
+/* The thread's offsets of B[t + 4E][n0 + 16r + 8h] in a stage's B tile,
+ * [r][h][E] (under the 128-byte swizzle no one base serves every fragment). */
+typedef LLVMValueRef FragOffsets[4][2][2];
+
 /* The raw B fragments of block r, k8 steps j0 .. j0+kg-1, from the
- * thread's fragment base in the stage (swapped_stage()): raw[4j + e]. */
-static void swp_load_frags(Pipe *P, LLVMValueRef base, uint32_t r, uint32_t j0, uint32_t kg, LLVMValueRef raw[16])
+ * thread's fragment base in the stage (swapped_stage()) and, under the
+ * swizzle, its offsets: raw[4j + e]. */
+static void swp_load_frags(Pipe *P, LLVMValueRef base, FragOffsets bfrag, uint32_t r, uint32_t j0, uint32_t kg,
+                           LLVMValueRef raw[16])
 {
     Lower *L = P->L;
     for (uint32_t j = 0; j < kg; j++)
@@ -598,7 +604,7 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, uint32_t r, uint32_t j0, 
              * unswizzled layouts; under the swizzle, one of its 4 x blocks
              * offsets (+ 8 k rows) */
             uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
-            LLVMValueRef off = P->b128 ? LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, P->bfrag[r][e & 1][e >> 1], ""),
+            LLVMValueRef off = P->b128 ? LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, bfrag[r][e & 1][e >> 1], ""),
                                                       c32(L, 8 * (j0 + j) * 128), "")
                                        : LLVMBuildAdd(L->b, base, c32(L, b_tile_off(P, k, n)), "");
             raw[4 * j + e] = LLVMBuildLoad2(L->b, L->t_f32,
@@ -635,11 +641,12 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
     LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
                                    g, "");
     LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    FragOffsets bfrag = {{{NULL}}};
     if (P->b128)
         for (uint32_t r = 0; r < P->blocks; r++)
             for (uint32_t h = 0; h < 2; h++)
                 for (uint32_t e = 0; e < 2; e++)
-                    P->bfrag[r][h][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
+                    bfrag[r][h][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
                                                      LLVMBuildAdd(b, n0, c32(L, 16 * r + 8 * h), ""));
     else
         base = LLVMBuildAdd(b, base, b_tile_off_v(P, t, n0), "");
@@ -664,7 +671,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
      * the consumers waiting on those loads) */
     LLVMValueRef raw[4][16], f[3][4][4][4];
     for (uint32_t r = 0; r < P->blocks; r++) {
-        swp_load_frags(P, base, r, 0, kg, raw[r]);
+        swp_load_frags(P, base, bfrag, r, 0, kg, raw[r]);
         swp_round_frags(P, raw[r], r, kg, f);
     }
     /* Loading ahead needs the rounding to make new registers: where the
@@ -677,14 +684,14 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
     for (uint32_t j0 = 0; j0 < 4; j0 += kg) {
         int more = j0 + kg < 4, ahead = more && early;
         for (uint32_t r = 0; ahead && r < P->blocks; r++)
-            swp_load_frags(P, base, r, j0 + kg, kg, raw[r]);
+            swp_load_frags(P, base, bfrag, r, j0 + kg, kg, raw[r]);
         int pending = P->k_overlap ? 1 : !P->split || j0 + kg == 4 ? 0 : WG_NO_WAIT;
         swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, pending);
         if (P->k_overlap && j0 == 0) /* the stage before has no group in flight now */
             wg_bar_arrive_if(L, rel_addr, rel_if);
         for (uint32_t r = 0; more && r < P->blocks; r++) {
             if (!ahead)
-                swp_load_frags(P, base, r, j0 + kg, kg, raw[r]);
+                swp_load_frags(P, base, bfrag, r, j0 + kg, kg, raw[r]);
             swp_round_frags(P, raw[r], r, kg, f);
         }
     }

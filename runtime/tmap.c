@@ -141,8 +141,7 @@ void tc_tmap_geometry_str(const TcTmapGeometry *g, StrBuf *out)
     sb_puts(out, "}, box {");
     for (unsigned i = 0; i < rank; i++)
         sb_printf(out, "%s%u", i ? ", " : "", g->box[i]);
-    static const char *const names[] = {"f32", "tf32", "f16", "bf16"};
-    sb_printf(out, "}, %s, %s, base 0x%llx", g->dtype >= 0 && g->dtype <= 3 ? names[g->dtype] : "?",
+    sb_printf(out, "}, %s, %s, base 0x%llx", tc_tmap_type_name((unsigned)g->dtype),
               g->swizzle128 ? "128-byte swizzle" : "no swizzle", (unsigned long long)g->base);
 }
 
