@@ -81,15 +81,6 @@ typedef struct {
  * distinct banks. */
 enum { B_PAD = 32 };
 static inline uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
-/* Byte offset of B[k][n] in a stage's B tile: those rows, or with TMA
- * (P->tma) panels of 8 columns, [n / 8][k][n % 8], 1024 bytes each (within
- * the same bytes; fragment reads hit 32 distinct banks too). */
-static inline uint32_t b_tile_off(const Pipe *P, uint32_t k, uint32_t n)
-{
-    if (P->b128) /* [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4] */
-        return n / 32 * (BK * 128) + k * 128 + ((n % 32 / 4) ^ (k % 8)) * 16 + n % 4 * 4;
-    return P->tma ? n / 8 * (BK * 32) + k * 32 + n % 8 * 4 : k * raw_b_row_bytes(P->bn) + n * 4;
-}
 
 static inline LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
 static inline LLVMValueRef c64(Lower *L, int64_t v) { return lw_const_i64(L, v); }

@@ -106,7 +106,12 @@ static void if_close(Lower *L, LLVMBasicBlockRef done)
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
-/* b_tile_off() of i32 values k, n. */
+/* Byte offset of B[k][n] (i32 values; constants fold) in a stage's B tile:
+ * the raw rows; with TMA (P->tma) panels of 8 columns, [n / 8][k][n % 8],
+ * 1024 bytes each; or (P->b128) 32-column panels under the 128-byte
+ * swizzle, [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4] (all within the
+ * rows' bytes; fragment reads hit 32 distinct banks but for b128's 2-way
+ * conflicts). */
 static LLVMValueRef b_tile_off_v(Pipe *P, LLVMValueRef k, LLVMValueRef n)
 {
     Lower *L = P->L;
@@ -606,7 +611,7 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, FragOffsets bfrag, uint32
             uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
             LLVMValueRef off = P->b128 ? LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, bfrag[r][e & 1][e >> 1], ""),
                                                       c32(L, 8 * (j0 + j) * 128), "")
-                                       : LLVMBuildAdd(L->b, base, c32(L, b_tile_off(P, k, n)), "");
+                                       : LLVMBuildAdd(L->b, base, b_tile_off_v(P, c32(L, k), c32(L, n)), "");
             raw[4 * j + e] = LLVMBuildLoad2(L->b, L->t_f32,
                                             LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
         }
