@@ -21,8 +21,11 @@ void bench_rmtree(const char *dir);
 
 /* The tile-GEMM source for one configuration: row-major A[M,K], B[K,N],
  * C[M,N] with runtime row strides, one bm x bn tile of C per program, K in
- * steps of bk. elem is "f32" or "bf16". Returns the length written. */
-int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps);
+ * steps of bk. elem is "f32" or "bf16". group > 0: a 1-D grid of tiles taken
+ * in groups of `group` rows of tiles, column by column (Triton's grouped
+ * order: the tiles running at once share A's and B's panels in L2); else a
+ * 2-D grid (x: rows of tiles). Returns the length written. */
+int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group);
 
 /* ---- libcuda bits and cuBLAS (bench_libs.c) ---- */
 

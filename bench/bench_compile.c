@@ -53,14 +53,32 @@ void bench_rmtree(const char *dir)
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps)
+int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group)
 {
+    char order[640];
+    if (group > 0) /* a 1-D grid: program p takes the tile at row first + (p % per) % gm, column (p % per) / gm
+                      of the group of gm <= G rows of tiles from first = (p / per) * G, per = G * tiles per row */
+        snprintf(order, sizeof order,
+                 "  %%p = program_id 0\n"
+                 "  %%tm = cdiv %%M, %d\n"
+                 "  %%tn = cdiv %%N, %d\n"
+                 "  %%per = mul %%tn, %d\n"
+                 "  %%grp = div %%p, %%per\n"
+                 "  %%first = mul %%grp, %d\n"
+                 "  %%left = sub %%tm, %%first\n"
+                 "  %%gm = min %%left, %d\n"
+                 "  %%in = rem %%p, %%per\n"
+                 "  %%im = rem %%in, %%gm\n"
+                 "  %%pm = add %%first, %%im\n"
+                 "  %%pn = div %%in, %%gm\n",
+                 bm, bn, group, group, group);
+    else
+        snprintf(order, sizeof order, "  %%pm = program_id 0\n  %%pn = program_id 1\n");
     return snprintf(buf, size,
                     "// C = A @ B, row-major, one %dx%d tile of C per program (bench/bench_gemm.c)\n"
                     "kernel @gemm(%%A: ptr<%s>, %%B: ptr<%s>, %%C: ptr<f32>, %%M: i32, %%N: i32, %%K: i32,\n"
                     "             %%lda: i32, %%ldb: i32, %%ldc: i32) warps(%d) {\n"
-                    "  %%pm = program_id 0\n"
-                    "  %%pn = program_id 1\n"
+                    "%s"
                     "  %%m0 = mul %%pm, %d\n"
                     "  %%n0 = mul %%pn, %d\n"
                     "  %%va = view %%A [%%M, %%K] strides [%%lda, 1]\n"
@@ -75,7 +93,7 @@ int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, 
                     "  }\n"
                     "  store %%acc, %%vc[%%m0, %%n0]\n"
                     "}\n",
-                    bm, bn, elem, elem, warps, bm, bn, bm, bn, bk, bm, bk, elem, bk, bn, elem, bm, bn);
+                    bm, bn, elem, elem, warps, order, bm, bn, bm, bn, bk, bm, bk, elem, bk, bn, elem, bm, bn);
 }
 
 /* Fills a row from samples (sorted by bench_median); ms_first is the first

@@ -33,6 +33,7 @@ typedef struct {
 
 typedef struct {
     int bm, bn, bk, warps;
+    int group; /* >0: grouped tile order (bench_gemm_source) */
 } Tile;
 
 /* What a row's speed is compared with: the cuBLAS call of the same kind. */
@@ -100,7 +101,8 @@ static const char usage[] =
     "                      (default 1024,4096,8192,8191x8193x8190,4096x4096x64)\n"
     "  --modes=LIST        ieee,tf32-trunc,tf32-rna,tf32-rne,3xtf32,bf16 (default: all)\n"
     "  --archs=LIST        sm_90a,sm_80 (default: both)\n"
-    "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS (default 128x128x32w8)\n"
+    "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS[gG] (default 128x128x32w8); gG: a 1-D grid\n"
+    "                      in Triton's grouped order, G rows of tiles per group\n"
     "  --cfg-bf16=LIST     bf16 tiles (default 128x256x64w8)\n"
     "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
     "                      repeatable, up to 4)\n"
@@ -156,6 +158,13 @@ static int parse_tile(const char *s, Tile *t, int *used)
 {
     if (sscanf(s, "%dx%dx%dw%d%n", &t->bm, &t->bn, &t->bk, &t->warps, used) != 4)
         return -1;
+    int n = 0;
+    t->group = 0;
+    if (sscanf(s + *used, "g%d%n", &t->group, &n) == 1) {
+        if (t->group < 1)
+            return -1;
+        *used += n;
+    }
     return t->bm > 0 && t->bn > 0 && t->bk > 0 && t->warps > 0 ? 0 : -1;
 }
 
@@ -439,6 +448,10 @@ static void gemm_grid(const Tile *t, const Shape *s, unsigned grid[3])
     grid[0] = (unsigned)((s->M + t->bm - 1) / t->bm);
     grid[1] = (unsigned)((s->N + t->bn - 1) / t->bn);
     grid[2] = 1;
+    if (t->group > 0) { /* one dimension: the kernel orders the tiles */
+        grid[0] *= grid[1];
+        grid[1] = 1;
+    }
 }
 
 static int launch(const Variant *v, Problem *p, long iter, char *why, size_t wn)
@@ -618,8 +631,12 @@ static void tile_str(const Variant *v, char *buf, size_t n)
         snprintf(buf, n, "-");
     else if (v->autotune && !v->mod)
         snprintf(buf, n, "auto");
-    else
-        snprintf(buf, n, "%s%dx%dx%dw%d", v->autotune ? "auto:" : "", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps);
+    else {
+        int k = snprintf(buf, n, "%s%dx%dx%dw%d", v->autotune ? "auto:" : "", v->tile.bm, v->tile.bn, v->tile.bk,
+                         v->tile.warps);
+        if (v->tile.group > 0 && k > 0 && (size_t)k < n)
+            snprintf(buf + k, n - (size_t)k, "g%d", v->tile.group);
+    }
 }
 
 /* The compile options of v's kernels (opts holds 2 + MAX_COPTS; a_opt and
@@ -640,7 +657,8 @@ static void build_tilec(Variant *v)
     char src[4096], a_opt[32], p_opt[48];
     const char *opts[2 + MAX_COPTS];
     int nopts = variant_opts(v, opts, a_opt, p_opt);
-    bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps);
+    bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
+                      v->tile.group);
     tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &v->mod);
     if (r != TILEC_SUCCESS)
         snprintf(v->error, sizeof v->error, "%s: %s", tilecGetErrorString(r), rt_log());
@@ -658,7 +676,7 @@ static void tune_tilec(Variant *v, Problem *p)
     const Shape *s = &p->s;
     for (int t = 0; t < v->ntiles; t++) {
         const Tile *tl = &v->tiles[t];
-        bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps);
+        bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps, tl->group);
         cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts, {0, 0, 0}};
         gemm_grid(tl, s, cfg[t].grid);
     }
@@ -819,7 +837,7 @@ static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
     Tile t;
     int used;
     parse_tile(o->cfg, &t, &used);
-    bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps);
+    bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group);
     static const char *const archs[] = {"sm_90a", "sm_80"};
     for (int a = 0; a < 2; a++) {
         if (gpu) {

@@ -49,7 +49,12 @@ typedef struct {
     int wgmma_tma_b128;        /* with -fwgmma-tma (default on; -fno-wgmma-tma-b128: 8-column panels, one
                                 * box of 32-byte rows, slower than no TMA): f32 B's stage tile as
                                 * 32-column panels under the 128-byte swizzle, a box 128 bytes wide
-                                * each (fragment reads then meet 2-way bank conflicts) */
+                                * each; the accumulators' rows permuted so that the consumers' B
+                                * fragment reads are 8-byte loads without bank conflicts */
+    int wgmma_tma_direct;      /* experimental (-fwgmma-tma-direct; its fixed version has not run on a
+                                * GPU): with TMA, tf32-trunc/rne's consumers wait on the barriers
+                                * the copies complete on, with no producer warpgroup between
+                                * (nothing to round) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */

@@ -10,7 +10,9 @@
  * layout of mma.sync m16n8: a wm x wn grid of warps, each holding mt x nt
  * 16x8 fragments; a transposed MMA layout (trans) holds a rows x cols tile
  * as the MMA layout of its cols x rows transpose (wm, mt, nt describe the
- * transpose: the swapped wgmma product's accumulators). Operations that need another layout (dot operands,
+ * transpose: the swapped wgmma product's accumulators; with nperm, each
+ * 32 rows of that transpose in the order that makes the product's B
+ * fragment reads conflict-free, layout_offset()). Operations that need another layout (dot operands,
  * conversions, reductions, broadcasts) go through shared memory.
  */
 #ifndef TILEC_LOWER_H
@@ -38,6 +40,7 @@ typedef struct {
     uint8_t vec;             /* BLOCKED: a thread's columns in runs of vec (0 or 1: one at a time) */
     uint32_t wm, wn, mt, nt; /* MMA: warp grid and fragments per warp */
     uint8_t trans;           /* MMA: registers of the transpose (see above) */
+    uint8_t nperm;           /* MMA, trans: the swapped product's permuted rows (mt 1 or even) */
 } Layout;
 
 uint32_t layout_nregs(const Layout *l);
@@ -113,6 +116,8 @@ void lw_lower_block(Lower *L, uint32_t block);
 /* lower_layout.c */
 LLVMValueRef layout_base_row(Lower *L, const Layout *l);
 LLVMValueRef layout_base_col(Lower *L, const Layout *l);
+/* nperm's first row of 16-row group G for lane group g (i32 values). */
+LLVMValueRef layout_nperm_row(Lower *L, LLVMValueRef G, LLVMValueRef g);
 /* i1: this thread's register r holds an element of the tile that no other
  * thread writes (NULL = always true). */
 LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row);

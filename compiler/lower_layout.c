@@ -76,8 +76,10 @@ uint32_t layout_nregs(const Layout *l)
 void layout_offset(const Layout *l, uint32_t r, uint32_t *drow, uint32_t *dcol)
 {
     if (l->kind == LAYOUT_MMA) {
-        uint32_t f = r / 4, c = r % 4;
-        uint32_t dr = (f / l->nt) * 16 + (c >> 1) * 8, dc = (f % l->nt) * 8 + (c & 1);
+        uint32_t f = r / 4, c = r % 4, blk = f / l->nt;
+        uint32_t dr = blk * 16 + (c >> 1) * 8, dc = (f % l->nt) * 8 + (c & 1);
+        if (l->nperm) /* fragment rows g and g + 8 are rows n and n + 1 (mma_base_row) */
+            dr = blk / 2 * 32 + blk % 2 * 8 + (c >> 1);
         *drow = l->trans ? dc : dr;
         *dcol = l->trans ? dr : dc;
         return;
@@ -92,18 +94,37 @@ int layout_eq(const Layout *a, const Layout *b)
     if (a->kind != b->kind || a->rows != b->rows || a->cols != b->cols)
         return 0;
     if (a->kind == LAYOUT_MMA)
-        return a->wm == b->wm && a->wn == b->wn && a->trans == b->trans;
+        return a->wm == b->wm && a->wn == b->wn && a->trans == b->trans && a->nperm == b->nperm;
     return a->tr == b->tr && a->tc == b->tc && run_cols(a) == run_cols(b);
 }
 
-/* Row and column of register 0 in the (untransposed) MMA layout. */
+/* Row and column of register 0 in the (untransposed) MMA layout. With
+ * nperm, the 16-row group G = wy * mt + blk of lane g * 4 + t holds rows
+ * 32 (G / 2) + 8 (G % 2) + [4 (g / 4) + 16 (g % 4 / 2) + 2 (g % 2)] + {0, 1}
+ * (c >> 1 = 0, 1): a bijection on each 32 rows, under which the swapped
+ * product's 8-byte B fragment loads meet no bank conflict in the 128-byte
+ * swizzled panels (lower_wgmma_swapped.c). */
 static LLVMValueRef mma_base_row(Lower *L, const Layout *l)
 {
     LLVMBuilderRef b = L->b;
     LLVMValueRef w = LLVMBuildLShr(b, L->tid, lw_const_i32(L, 5), "");
     LLVMValueRef wy = LLVMBuildURem(b, LLVMBuildUDiv(b, w, lw_const_i32(L, l->wn), ""), lw_const_i32(L, l->wm), "");
     LLVMValueRef g = LLVMBuildLShr(b, LLVMBuildAnd(b, L->tid, lw_const_i32(L, 31), ""), lw_const_i32(L, 2), "");
+    if (l->nperm)
+        return layout_nperm_row(L, LLVMBuildMul(b, wy, lw_const_i32(L, l->mt), ""), g);
     return LLVMBuildAdd(b, LLVMBuildMul(b, wy, lw_const_i32(L, l->mt * 16), ""), g, "row");
+}
+
+LLVMValueRef layout_nperm_row(Lower *L, LLVMValueRef G, LLVMValueRef g)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef one = lw_const_i32(L, 1);
+    LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildShl(b, LLVMBuildLShr(b, G, one, ""), lw_const_i32(L, 5), ""),
+                                  LLVMBuildShl(b, LLVMBuildAnd(b, G, one, ""), lw_const_i32(L, 3), ""), "");
+    LLVMValueRef gq = LLVMBuildShl(b, LLVMBuildLShr(b, g, lw_const_i32(L, 2), ""), lw_const_i32(L, 2), ""); /* 4 (g / 4) */
+    LLVMValueRef gh = LLVMBuildShl(b, LLVMBuildAnd(b, LLVMBuildLShr(b, g, one, ""), one, ""), lw_const_i32(L, 4), "");
+    LLVMValueRef gl = LLVMBuildShl(b, LLVMBuildAnd(b, g, one, ""), one, "");
+    return LLVMBuildAdd(b, r, LLVMBuildAdd(b, gq, LLVMBuildAdd(b, gh, gl, ""), ""), "row");
 }
 
 static LLVMValueRef mma_base_col(Lower *L, const Layout *l)

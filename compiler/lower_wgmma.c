@@ -396,7 +396,9 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
     }
     wg_loop_test(L, &lp, P->nsteps);
-    LLVMValueRef s = wg_wait_step(P, P->full32, it, 0);
+    /* P->direct under TMA: the copies' landed[] alone (no producer releases full[]) */
+    LLVMValueRef first = P->direct ? LLVMBuildSelect(b, P->use_tma, P->landed32, P->full32, "") : P->full32;
+    LLVMValueRef s = wg_wait_step(P, first, it, 0);
     if (P->swapped) /* B is read from where the bulk copies wrote it: observe their barrier too */
         wg_wait_step(P, P->landed32, it, 0);
     LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
@@ -483,6 +485,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         P.b128 = P.tma && L->o->wgmma_tma_b128;
+        P.nperm = P.b128 && (P.blocks == 1 || P.blocks % 2 == 0);
+        P.direct = P.tma && L->o->wgmma_tma_direct && (P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE);
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;
         smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
@@ -594,7 +598,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
                   .nt = P.bn / 8};
     if (P.swapped) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
         lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1,
-                       .mt = P.blocks, .nt = P.bm / 8};
+                       .mt = P.blocks, .nt = P.bm / 8, .nperm = (uint8_t)P.nperm};
     if (P.ffma)
         lay = ffma_layout(&P);
     LLVMValueRef *acc = lw_tile_in(L, args[3], &lay); /* a constant tile (pass_wgmma) */

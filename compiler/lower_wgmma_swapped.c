@@ -412,8 +412,8 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     /* chunks per thread; none to round for tf32-trunc (the tensor cores
      * truncate) and ieee (the FMA consumers read fp32) */
     uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE ? 0 : P->bm * ROW_BYTES / 16 / WARPGROUP;
-    /* tf32-rne's TMA copies rounded both tiles already */
-    LLVMBasicBlockRef rounded = P->tma && P->prec == PREC_TF32_RNE
+    /* tf32-rne's TMA copies rounded both tiles already (-fno-wgmma-tma-direct) */
+    LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round") : NULL;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef off[4];
@@ -514,14 +514,16 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
         LLVMBasicBlockRef gbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copies");
         LLVMBuildCondBr(b, P->use_tma, tbb, gbb);
         LLVMPositionBuilderAtEnd(b, tbb);
-        if (work == DO_ISSUE) { /* the copier warpgroup: its first thread alone */
+        /* P->direct: nothing to finish (the consumers wait on landed[]) */
+        int twork = P->direct ? work & DO_ISSUE : work;
+        if (twork == DO_ISSUE) { /* the copier warpgroup: its first thread alone */
             LLVMBasicBlockRef rest = if_open(L, LLVMBuildICmp(b, LLVMIntNE, lt, c32(L, 0), ""), "prod.idle");
             LLVMBuildRetVoid(b);
             LLVMPositionBuilderAtEnd(b, rest);
         }
         wg_tma_prepare(P);
         P->tma_now = 1;
-        swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
+        swp_steps(P, xa, xb, ac, first, stride, lt, mine, twork & DO_FINISH ? total : mine, lag, twork);
         P->tma_now = 0;
         LLVMPositionBuilderAtEnd(b, gbb);
         swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
@@ -562,6 +564,12 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
         LLVMPositionBuilderAtEnd(b, ibb);
         swp_issuing_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_ISSUE);
         LLVMPositionBuilderAtEnd(b, fbb);
+        if (P->direct) { /* under TMA the rounder has nothing to do: left waiting on landed[], it
+                          * would wait past the last step for a phase no copy completes */
+            LLVMBasicBlockRef rest = if_open(L, P->use_tma, "prod.nothing");
+            LLVMBuildRetVoid(b);
+            LLVMPositionBuilderAtEnd(b, rest);
+        }
         swp_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_FINISH);
         return;
     }
@@ -603,6 +611,20 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, FragOffsets bfrag, uint32
                            LLVMValueRef raw[16])
 {
     Lower *L = P->L;
+    if (P->nperm) { /* fragment rows g and g + 8 are columns n, n + 1: one 8-byte load per k */
+        LLVMTypeRef v2 = LLVMVectorType(L->t_f32, 2);
+        for (uint32_t j = 0; j < kg; j++)
+            for (uint32_t kk = 0; kk < 2; kk++) {
+                LLVMValueRef off = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, bfrag[r][0][kk], ""),
+                                                c32(L, 8 * (j0 + j) * 128), "");
+                LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, "");
+                LLVMValueRef v = LLVMBuildLoad2(L->b, v2, p, "");
+                LLVMSetAlignment(v, 8);
+                for (uint32_t h = 0; h < 2; h++)
+                    raw[4 * j + 2 * kk + h] = LLVMBuildExtractElement(L->b, v, c32(L, h), "");
+            }
+        return;
+    }
     for (uint32_t j = 0; j < kg; j++)
         for (uint32_t e = 0; e < 4; e++) {
             /* n a multiple of 8: an offset from the thread's base in the
@@ -647,7 +669,14 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                                    g, "");
     LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
     FragOffsets bfrag = {{{NULL}}};
-    if (P->b128)
+    if (P->nperm) { /* block r's rows g, g + 8 are columns n, n + 1 (Layout.nperm): [r][0][k / 4] */
+        LLVMValueRef G0 = LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, P->blocks), "");
+        LLVMValueRef nb = layout_nperm_row(L, G0, g);
+        for (uint32_t r = 0; r < P->blocks; r++)
+            for (uint32_t e = 0; e < 2; e++)
+                bfrag[r][0][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
+                                                 LLVMBuildAdd(b, nb, c32(L, r / 2 * 32 + r % 2 * 8), ""));
+    } else if (P->b128)
         for (uint32_t r = 0; r < P->blocks; r++)
             for (uint32_t h = 0; h < 2; h++)
                 for (uint32_t e = 0; e < 2; e++)

@@ -24,7 +24,9 @@ void tc_options_default(TcOptions *o)
     o->wgmma_split = 1;     /* where a stage has 8 wgmmas or more (lower_wgmma.c) */
     o->wgmma_ffma = 1;      /* ieee on the pipeline, where the tile fits (bench/NOTES.md v8) */
     o->wgmma_half = 1;      /* f16/bf16 dots on the pipeline (lower_wgmma_ss.c) */
+    o->wgmma_tma = 1;       /* tf32-rne 1.4x at 128x256; zero maps are safe (docs/TIR.md, bench/NOTES.md v10, v11) */
     o->wgmma_tma_b128 = 1;  /* with -fwgmma-tma: 8-column panels were slower than no TMA (bench/NOTES.md v10) */
+    o->wgmma_tma_direct = 0; /* experimental: its first version deadlocked on the H200 (bench/NOTES.md v11) */
     o->keep_llvm_ir = 1;
 }
 
@@ -52,6 +54,7 @@ static const struct {
     {"wgmma-half-two-producers", offsetof(TcOptions, wgmma_half_two_producers)},
     {"wgmma-tma", offsetof(TcOptions, wgmma_tma)},
     {"wgmma-tma-b128", offsetof(TcOptions, wgmma_tma_b128)},
+    {"wgmma-tma-direct", offsetof(TcOptions, wgmma_tma_direct)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -172,10 +175,12 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fno-wgmma-half");
     if (o->wgmma_half_two_producers)
         sb_puts(out, " -fwgmma-half-two-producers");
-    if (o->wgmma_tma)
-        sb_puts(out, " -fwgmma-tma");
+    if (!o->wgmma_tma)
+        sb_puts(out, " -fno-wgmma-tma");
     if (!o->wgmma_tma_b128)
         sb_puts(out, " -fno-wgmma-tma-b128");
+    if (o->wgmma_tma_direct)
+        sb_puts(out, " -fwgmma-tma-direct");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }
