@@ -116,9 +116,10 @@ TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, si
                                             int nopts, const char *const *opts, tilecModule *mod);
 /* args[i] points to the value of parameter i (a tilecDevicePtr for ptr<...>,
  * an int32_t / int64_t / float for scalars). grid NULL = the kernel's grid(...).
- * A kernel compiled with -fwgmma-tma may take TMA tensor maps in hidden
- * parameters after its declared ones: tilecLaunch encodes and adds them
- * from args (docs/TIR.md, "Kernel parameters at launch"). */
+ * An sm_90a kernel with a wgmma GEMM loop may take TMA tensor maps in
+ * hidden parameters after its declared ones (the default; -fno-wgmma-tma:
+ * none): tilecLaunch encodes and adds them from args (docs/TIR.md, "Kernel
+ * parameters at launch"). */
 TILEC_API tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid[3],
                                   tilecStream stream, void **args);
 TILEC_API tilecResult tilecModuleUnload(tilecModule *mod);
