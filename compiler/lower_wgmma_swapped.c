@@ -110,8 +110,8 @@ static void if_close(Lower *L, LLVMBasicBlockRef done)
  * the raw rows; with TMA (P->tma) panels of 8 columns, [n / 8][k][n % 8],
  * 1024 bytes each; or (P->b128) 32-column panels under the 128-byte
  * swizzle, [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4] (all within the
- * rows' bytes; fragment reads hit 32 distinct banks but for b128's 2-way
- * conflicts). */
+ * rows' bytes; fragment reads hit 32 distinct banks, b128's through the
+ * permuted rows of P->nperm). */
 static LLVMValueRef b_tile_off_v(Pipe *P, LLVMValueRef k, LLVMValueRef n)
 {
     Lower *L = P->L;
@@ -657,7 +657,8 @@ static void swp_round_frags(Pipe *P, LLVMValueRef raw[16], uint32_t r, uint32_t 
 /* One stage of the swapped product: B fragments from the raw B tile,
  * rounded (split) in registers, then the wgmmas. Block r, k8 step j, warp w
  * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
- * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows. */
+ * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows;
+ * with P->nperm those rows are layout_nperm_row()'s, the pairs (n, n + 1). */
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
                    LLVMValueRef rel_if)
 {

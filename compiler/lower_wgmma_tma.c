@@ -4,9 +4,11 @@
  * The kernel takes two tensor maps in hidden parameters (TcTmap, encoded
  * by the runtime at each launch from the arguments), and one thread issues
  * each step's copies. f32 (the swapped product): A's rows as the 128-byte
- * swizzled K-major stage layout and B as panels of 8 columns ([n / 8][k][n
- * % 8], whose fragment reads hit 32 distinct banks), one box each,
- * completing on landed[]. For tf32-rne the maps have the TFLOAT32 element
+ * swizzled K-major stage layout, one box, and B as 32-column panels under
+ * the same swizzle, a box each (the consumers read them conflict-free
+ * through the permuted accumulator rows, Layout.nperm; -fno-wgmma-tma-b128:
+ * panels of 8 columns, [n / 8][k][n % 8], one 3-D box), completing on
+ * landed[]. For tf32-rne the maps have the TFLOAT32 element
  * type: the copy itself rounds to nearest even, bit-exact with
  * cvt.rn.tf32.f32 over all 2^32 inputs (NaN -> 0x7FFFE000; measured on the
  * H200, bench/NOTES.md v10), so nothing else rounds. f16/bf16
