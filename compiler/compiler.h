@@ -163,6 +163,7 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d);
  * and its use, and the whole (pass_wgmma.c says how it is laid out). */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 uint32_t wgmma_lag(uint32_t stages, uint32_t producers);
+int wgmma_hold_two_ok(uint32_t stages, uint32_t producers, int roles);
 uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);

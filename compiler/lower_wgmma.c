@@ -485,7 +485,6 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         P.b128 = P.tma && L->o->wgmma_tma_b128;
-        P.nperm = P.b128 && (P.blocks == 1 || P.blocks % 2 == 0);
         P.direct = P.tma && L->o->wgmma_tma_direct && (P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE);
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;
@@ -497,6 +496,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         smem_bytes = wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     }
     P.lag = wgmma_lag(P.stages, P.producers);
+    /* k-overlap's consumers hold two stages: not where the producers would then deadlock
+     * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
+    if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
+        P.k_overlap = 0;
     if (!P.swapped && !P.ss)
         raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
 
@@ -598,7 +601,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
                   .nt = P.bn / 8};
     if (P.swapped) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
         lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1,
-                       .mt = P.blocks, .nt = P.bm / 8, .nperm = (uint8_t)P.nperm};
+                       .mt = P.blocks, .nt = P.bm / 8, .nperm = (uint8_t)P.b128};
     if (P.ffma)
         lay = ffma_layout(&P);
     LLVMValueRef *acc = lw_tile_in(L, args[3], &lay); /* a constant tile (pass_wgmma) */

@@ -54,11 +54,11 @@ typedef struct {
                            * panels, and a producer loop version copies by TMA */
     int tma_now;          /* the producer loop version being emitted is the TMA one */
     int b128;             /* with tma (-fno-wgmma-tma-b128: off): B's stage tile as 32-column
-                           * panels under the 128-byte swizzle, a 128-byte-wide TMA box each */
+                           * panels under the 128-byte swizzle, a 128-byte-wide TMA box each,
+                           * read as conflict-free 8-byte pairs: the accumulators' rows permuted
+                           * (Layout.nperm; blocks is 1, 2 or 4: tile sides are powers of two) */
     int direct;           /* tma, tf32-trunc/rne (nothing to round): under TMA the consumers wait on
                            * landed[] alone, where the copies complete; no producer finishes a step */
-    int nperm;            /* b128 (blocks 1 or even): the accumulators' rows permuted (Layout.nperm)
-                           * so that each B fragment pair is one conflict-free 8-byte load */
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
     LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */

@@ -111,7 +111,7 @@ static void if_close(Lower *L, LLVMBasicBlockRef done)
  * 1024 bytes each; or (P->b128) 32-column panels under the 128-byte
  * swizzle, [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4] (all within the
  * rows' bytes; fragment reads hit 32 distinct banks, b128's through the
- * permuted rows of P->nperm). */
+ * permuted accumulator rows, Layout.nperm). */
 static LLVMValueRef b_tile_off_v(Pipe *P, LLVMValueRef k, LLVMValueRef n)
 {
     Lower *L = P->L;
@@ -600,9 +600,10 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
     wg_wgmma_group(P, w, d, P->bm, per, acc, nacc, pending);
 }
 
-/* The thread's offsets of B[t + 4E][n0 + 16r + 8h] in a stage's B tile,
- * [r][h][E] (under the 128-byte swizzle no one base serves every fragment). */
-typedef LLVMValueRef FragOffsets[4][2][2];
+/* b128: the thread's offsets of its pair B[t + 4E][n_r, n_r + 1] in a
+ * stage's B tile, [r][E] (under the 128-byte swizzle no one base serves
+ * every fragment). */
+typedef LLVMValueRef FragOffsets[4][2];
 
 /* The raw B fragments of block r, k8 steps j0 .. j0+kg-1, from the
  * thread's fragment base in the stage (swapped_stage()) and, under the
@@ -611,11 +612,11 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, FragOffsets bfrag, uint32
                            LLVMValueRef raw[16])
 {
     Lower *L = P->L;
-    if (P->nperm) { /* fragment rows g and g + 8 are columns n, n + 1: one 8-byte load per k */
+    if (P->b128) { /* fragment rows g and g + 8 are columns n, n + 1: one 8-byte load per k */
         LLVMTypeRef v2 = LLVMVectorType(L->t_f32, 2);
         for (uint32_t j = 0; j < kg; j++)
             for (uint32_t kk = 0; kk < 2; kk++) {
-                LLVMValueRef off = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, bfrag[r][0][kk], ""),
+                LLVMValueRef off = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, bfrag[r][kk], ""),
                                                 c32(L, 8 * (j0 + j) * 128), "");
                 LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, "");
                 LLVMValueRef v = LLVMBuildLoad2(L->b, v2, p, "");
@@ -627,13 +628,10 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, FragOffsets bfrag, uint32
     }
     for (uint32_t j = 0; j < kg; j++)
         for (uint32_t e = 0; e < 4; e++) {
-            /* n a multiple of 8: an offset from the thread's base in the
-             * unswizzled layouts; under the swizzle, one of its 4 x blocks
-             * offsets (+ 8 k rows) */
+            /* n a multiple of 8: an offset from the thread's base (the
+             * unswizzled layouts) */
             uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
-            LLVMValueRef off = P->b128 ? LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, bfrag[r][e & 1][e >> 1], ""),
-                                                      c32(L, 8 * (j0 + j) * 128), "")
-                                       : LLVMBuildAdd(L->b, base, b_tile_off_v(P, c32(L, k), c32(L, n)), "");
+            LLVMValueRef off = LLVMBuildAdd(L->b, base, b_tile_off_v(P, c32(L, k), c32(L, n)), "");
             raw[4 * j + e] = LLVMBuildLoad2(L->b, L->t_f32,
                                             LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
         }
@@ -658,7 +656,7 @@ static void swp_round_frags(Pipe *P, LLVMValueRef raw[16], uint32_t r, uint32_t 
  * rounded (split) in registers, then the wgmmas. Block r, k8 step j, warp w
  * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
  * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows;
- * with P->nperm those rows are layout_nperm_row()'s, the pairs (n, n + 1). */
+ * with P->b128 those rows are layout_nperm_row()'s, the pairs (n, n + 1). */
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
                    LLVMValueRef rel_if)
 {
@@ -669,21 +667,15 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
     LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
                                    g, "");
     LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
-    FragOffsets bfrag = {{{NULL}}};
-    if (P->nperm) { /* block r's rows g, g + 8 are columns n, n + 1 (Layout.nperm): [r][0][k / 4] */
+    FragOffsets bfrag = {{NULL}};
+    if (P->b128) { /* block r's rows g, g + 8 are columns n, n + 1 (Layout.nperm): [r][k / 4] */
         LLVMValueRef G0 = LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, P->blocks), "");
         LLVMValueRef nb = layout_nperm_row(L, G0, g);
         for (uint32_t r = 0; r < P->blocks; r++)
             for (uint32_t e = 0; e < 2; e++)
-                bfrag[r][0][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
+                bfrag[r][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
                                                  LLVMBuildAdd(b, nb, c32(L, r / 2 * 32 + r % 2 * 8), ""));
-    } else if (P->b128)
-        for (uint32_t r = 0; r < P->blocks; r++)
-            for (uint32_t h = 0; h < 2; h++)
-                for (uint32_t e = 0; e < 2; e++)
-                    bfrag[r][h][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
-                                                     LLVMBuildAdd(b, n0, c32(L, 16 * r + 8 * h), ""));
-    else
+    } else
         base = LLVMBuildAdd(b, base, b_tile_off_v(P, t, n0), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
     /* k8 steps per wgmma group; with split stages (P->split) only the last

@@ -53,6 +53,17 @@ uint32_t wgmma_lag(uint32_t stages, uint32_t producers)
     return lag < 1 ? 1 : lag > 2 ? 2 : lag;
 }
 
+/* Whether the consumers may hold two stages (-fwgmma-k-overlap releases a
+ * stage only once the next one's first group is issued): with roles the
+ * copier waits on the consumers alone; otherwise a producer finishes its own
+ * steps lag behind issuing them, and with fewer than producers * lag + 2
+ * stages it would wait for a stage that only a step it has yet to finish
+ * can empty (unit/test_passes wgmma_protocol_completes plays both out). */
+int wgmma_hold_two_ok(uint32_t stages, uint32_t producers, int roles)
+{
+    return roles || stages >= producers * wgmma_lag(stages, producers) + 2;
+}
+
 /* Two producer warpgroups (each with its own raw slots) where the
  * consumers leave them the registers (BN <= 128, one accumulator set) and
  * there are stages enough for both (producers * lag < stages). */

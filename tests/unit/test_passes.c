@@ -477,12 +477,32 @@ END_TEST
  * p's iteration u first issues step p + P*u, waiting until stage
  * (step % S) is empty (step - S released), then finishes step p + P*(u - lag);
  * the consumers take steps in order as they are finished and release each
- * once its wgmmas are done. Both pipelines (the swapped product and
+ * once its wgmmas are done, or (hold: -fwgmma-k-overlap) once they have
+ * taken the next. Both pipelines (the swapped product and
  * -fno-wgmma-swapped) follow it. With one or two producers and the lag
  * wgmma_lag picks, every step gets consumed for every step count: no
- * deadlock. */
-static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
+ * deadlock. With roles (the swapped product's default) one producer only
+ * issues and the other only finishes, in order, as steps have been issued. */
+static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n, int hold, int roles)
 {
+    if (roles) {
+        int issued = 0, finished = 0, started = 0, released = -1;
+        for (int progress = 1; progress;) {
+            progress = 0;
+            if (issued < n && issued - (int)S <= released)
+                issued++, progress = 1;
+            if (finished < issued)
+                finished++, progress = 1;
+            if (started < finished) {
+                started++;
+                released = started - 1 - hold;
+                progress = 1;
+            }
+            if (started == n && released < n - 1)
+                released = n - 1, progress = 1;
+        }
+        return started == n;
+    }
     int started = 0, released = -1, u[2] = {0, 0}, finishing[2] = {0, 0}, done[64] = {0};
     for (int progress = 1; progress;) {
         progress = 0;
@@ -506,7 +526,7 @@ static int protocol_completes(uint32_t P, uint32_t S, uint32_t lag, int n)
         }
         while (started < n && done[started]) {
             started++;
-            released = started - 1;
+            released = started - 1 - hold;
             progress = 1;
         }
         if (started == n && released < n - 1) {
@@ -593,10 +613,22 @@ START_TEST(wgmma_protocol_completes)
             uint32_t lag = wgmma_lag(S, P);
             ck_assert_uint_lt(P * lag, S);
             for (int n = 0; n < 64; n++)
-                ck_assert_msg(protocol_completes(P, S, lag, n), "deadlock: %u producers, %u stages, lag %u, %d steps", P,
-                              S, lag, n);
+                ck_assert_msg(protocol_completes(P, S, lag, n, 0, 0), "deadlock: %u producers, %u stages, lag %u, %d steps",
+                              P, S, lag, n);
+            /* consumers holding two stages (k-overlap): exactly where
+             * wgmma_hold_two_ok allows it, every step count completes */
+            int all = 1;
+            for (int n = 0; n < 64; n++)
+                all &= protocol_completes(P, S, lag, n, 1, 0);
+            ck_assert_msg(all == wgmma_hold_two_ok(S, P, 0), "k-overlap: %u producers, %u stages, lag %u: %s", P, S, lag,
+                          all ? "completes but refused" : "deadlocks but allowed");
+            if (P == 2) /* roles: the copier and the rounder, held or not */
+                for (int n = 0; n < 64; n++)
+                    for (int hold = 0; hold < 2; hold++)
+                        ck_assert_msg(protocol_completes(P, S, lag, n, hold, 1) && wgmma_hold_two_ok(S, P, 1),
+                                      "roles: %u stages, %d steps, hold %d", S, n, hold);
         }
-    ck_assert(!protocol_completes(2, 4, 2, 10)); /* the model does catch a deadlock */
+    ck_assert(!protocol_completes(2, 4, 2, 10, 0, 0)); /* the model does catch a deadlock */
 }
 END_TEST
 
