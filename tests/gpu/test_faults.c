@@ -206,7 +206,7 @@ static void cache_refused(const char *cache_dir)
     gpu_close(&rt);
     /* the one entry: its file name is the key */
     DIR *dir = opendir(cache_dir);
-    char name[128] = "";
+    char name[256] = ""; /* a dirent name fits */
     for (struct dirent *e; dir && (e = readdir(dir));)
         if (strlen(e->d_name) == 68 && strstr(e->d_name, ".tkc"))
             snprintf(name, sizeof name, "%s", e->d_name);
