@@ -116,8 +116,11 @@ void lw_lower_block(Lower *L, uint32_t block);
 /* lower_layout.c */
 LLVMValueRef layout_base_row(Lower *L, const Layout *l);
 LLVMValueRef layout_base_col(Lower *L, const Layout *l);
-/* nperm's first row of 16-row group G for lane group g (i32 values). */
+/* nperm's first row of 16-row group G for lane group g (i32 values);
+ * layout_nperm_group(G) is its part from G alone (the offset of group
+ * G0 + blk from G0 where G0 is even). */
 LLVMValueRef layout_nperm_row(Lower *L, LLVMValueRef G, LLVMValueRef g);
+static inline uint32_t layout_nperm_group(uint32_t G) { return G / 2 * 32 + G % 2 * 8; }
 /* i1: this thread's register r holds an element of the tile that no other
  * thread writes (NULL = always true). */
 LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row);

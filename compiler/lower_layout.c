@@ -79,7 +79,7 @@ void layout_offset(const Layout *l, uint32_t r, uint32_t *drow, uint32_t *dcol)
         uint32_t f = r / 4, c = r % 4, blk = f / l->nt;
         uint32_t dr = blk * 16 + (c >> 1) * 8, dc = (f % l->nt) * 8 + (c & 1);
         if (l->nperm) /* fragment rows g and g + 8 are rows n and n + 1 (mma_base_row) */
-            dr = blk / 2 * 32 + blk % 2 * 8 + (c >> 1);
+            dr = layout_nperm_group(blk) + (c >> 1);
         *drow = l->trans ? dc : dr;
         *dcol = l->trans ? dr : dc;
         return;

@@ -50,8 +50,8 @@ typedef struct {
     TirElem elem;         /* ss: the inputs' element type */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
-    int tma;              /* swapped, -fwgmma-tma (lower_wgmma_tma.c): B's stage tile is 8-column
-                           * panels, and a producer loop version copies by TMA */
+    int tma;              /* the kernel takes tensor maps (lower_wgmma_tma.c): a producer loop
+                           * version copies by TMA; swapped: B's stage tile is panels (b128) */
     int tma_now;          /* the producer loop version being emitted is the TMA one */
     int b128;             /* with tma (-fno-wgmma-tma-b128: off): B's stage tile as 32-column
                            * panels under the 128-byte swizzle, a 128-byte-wide TMA box each,

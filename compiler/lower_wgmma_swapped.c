@@ -674,7 +674,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
         for (uint32_t r = 0; r < P->blocks; r++)
             for (uint32_t e = 0; e < 2; e++)
                 bfrag[r][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
-                                                 LLVMBuildAdd(b, nb, c32(L, r / 2 * 32 + r % 2 * 8), ""));
+                                                 LLVMBuildAdd(b, nb, c32(L, layout_nperm_group(r)), ""));
     } else
         base = LLVMBuildAdd(b, base, b_tile_off_v(P, t, n0), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));

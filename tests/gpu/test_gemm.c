@@ -246,32 +246,19 @@ static tilecModule load_with_copts(tilecRuntime rt, const char *src, const char 
     return gpu_load(rt, src, name, n, opts);
 }
 
-static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, uint64_t seed)
+/* Checks a row-major C (M rows, ldc columns) against the fp64 product of
+ * rows of A (lda) and B (ldb) over k0 <= k < K: columns c0 .. N-1 within
+ * tol * sum|ab|, every other column still poisoned. Returns the bad
+ * elements (the first five printed); *worst: the largest |err| / sum|ab|. */
+static size_t check_dense(const float *A, int lda, const float *B, int ldb, const float *C, int ldc, int M, int N,
+                          int K, int k0, int c0, double tol, double *worst)
 {
-    enum { M = 70, N = 75, K = 77, LD = 80 }; /* LD: rows 16-byte aligned */
-    float *A = malloc(sizeof(float) * M * LD), *B = malloc(sizeof(float) * K * LD), *C = malloc(sizeof(float) * M * LD);
-    if (!A || !B || !C) {
-        fprintf(stderr, "FAIL: out of host memory\n");
-        exit(1);
-    }
-    gpu_fill_f32(A, (size_t)M * LD, seed, -1.0f, 1.0f);
-    gpu_fill_f32(B, (size_t)K * LD, seed + 1, -1.0f, 1.0f);
-    tilecModule mod = load_with_copts(rt, offset_src, "offset.tir", c);
-    tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * M * LD), dB = gpu_upload(rt, B, sizeof(float) * K * LD);
-    tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * M * LD);
-    gpu_poison(rt, dC, sizeof(float) * M * LD);
-    int32_t Mi = M, Ni = N, Ki = K, lda = LD, ldb = LD, ldc = LD, k0i = k0, c0i = c0;
-    void *args[] = {&dA, &dB, &dC, &Mi, &Ni, &Ki, &lda, &ldb, &ldc, &k0i, &c0i};
-    unsigned grid[3] = {(M + 63) / 64, (N - c0 + 63) / 64, 1};
-    GPU_CHECK(rt, tilecLaunch(mod, "gemm", grid, NULL, args));
-    GPU_CHECK(rt, tilecSynchronize(rt));
-    gpu_download(rt, C, dC, sizeof(float) * M * LD);
     size_t bad = 0;
-    double tol = tolerance(c, K), worst = 0;
+    *worst = 0;
     for (int i = 0; i < M; i++)
-        for (int j = 0; j < LD; j++) {
+        for (int j = 0; j < ldc; j++) {
             uint32_t bits;
-            memcpy(&bits, &C[i * LD + j], 4);
+            memcpy(&bits, &C[(size_t)i * ldc + j], 4);
             if (j < c0 || j >= N) { /* never written */
                 if (bits != 0xFFFFFFFFu && bad++ < 5)
                     printf("  C[%d][%d] written\n", i, j);
@@ -279,17 +266,46 @@ static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, ui
             }
             double ref = 0, mag = 0;
             for (int k = k0; k < K; k++) {
-                ref += (double)A[i * LD + k] * B[k * LD + j];
-                mag += fabs((double)A[i * LD + k] * B[k * LD + j]);
+                ref += (double)A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
+                mag += fabs((double)A[(size_t)i * lda + k] * B[(size_t)k * ldb + j]);
             }
-            double err = fabs(C[i * LD + j] - ref);
-            if (mag > 0 && err / mag > worst)
-                worst = err / mag;
+            double err = fabs(C[(size_t)i * ldc + j] - ref);
+            if (mag > 0 && err / mag > *worst)
+                *worst = err / mag;
             if (!(err <= tol * mag + 1e-30) && bad++ < 5)
-                printf("  C[%d][%d] = %.9g, want %.9g\n", i, j, C[i * LD + j], ref);
+                printf("  C[%d][%d] = %.9g, want %.9g\n", i, j, C[(size_t)i * ldc + j], ref);
         }
-    printf("%s %-10s f32 %dx%dx%d from k %d, column %d: worst |err|/sum|ab| %.3g (bound %.3g): %s\n", c->arch,
-           c->precision, M, N, K, k0, c0, worst, tol, bad ? "FAIL" : "ok");
+    return bad;
+}
+
+/* Runs kernel `kernel` of src, (A, B, C, M, N, K, lda, ldb, ldc[, k0, c0]),
+ * on random f32 data (rows of lda, ldb, ldc floats) and checks all of C
+ * (check_dense). */
+static void run_dense(tilecRuntime rt, const Config *c, const char *src, const char *file, const char *kernel, int M,
+                      int N, int K, int lda, int ldb, int ldc, int k0, int c0, const unsigned grid[3], uint64_t seed,
+                      const char *pre, const char *post)
+{
+    size_t na = (size_t)M * lda, nb = (size_t)K * ldb, nc = (size_t)M * ldc;
+    float *A = malloc(sizeof(float) * na), *B = malloc(sizeof(float) * nb), *C = malloc(sizeof(float) * nc);
+    if (!A || !B || !C) {
+        fprintf(stderr, "FAIL: out of host memory\n");
+        exit(1);
+    }
+    gpu_fill_f32(A, na, seed, -1.0f, 1.0f);
+    gpu_fill_f32(B, nb, seed + 1, -1.0f, 1.0f);
+    tilecModule mod = load_with_copts(rt, src, file, c);
+    tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * na), dB = gpu_upload(rt, B, sizeof(float) * nb);
+    tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * nc);
+    gpu_poison(rt, dC, sizeof(float) * nc);
+    int32_t Mi = M, Ni = N, Ki = K, la = lda, lb = ldb, lc = ldc, k0i = k0, c0i = c0;
+    void *args[] = {&dA, &dB, &dC, &Mi, &Ni, &Ki, &la, &lb, &lc, &k0i, &c0i}; /* a kernel reads its own count */
+    GPU_CHECK(rt, tilecLaunch(mod, kernel, grid, NULL, args));
+    GPU_CHECK(rt, tilecSynchronize(rt));
+    gpu_download(rt, C, dC, sizeof(float) * nc);
+    double tol = tolerance(c, K), worst;
+    size_t bad = check_dense(A, lda, B, ldb, C, ldc, M, N, K, k0, c0, tol, &worst);
+    printf("%s %-10s f32 %s%dx%dx%d%s: worst |err|/sum|ab| %.3g (bound %.3g): %s\n", c->arch, c->precision, pre, M, N,
+           K, post, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
     tilecFree(rt, dA);
     tilecFree(rt, dB);
@@ -298,6 +314,15 @@ static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, ui
     free(A);
     free(B);
     free(C);
+}
+
+static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, uint64_t seed)
+{
+    enum { M = 70, N = 75, K = 77, LD = 80 }; /* LD: rows 16-byte aligned */
+    unsigned grid[3] = {(M + 63) / 64, (N - c0 + 63) / 64, 1};
+    char label[48];
+    snprintf(label, sizeof label, " from k %d, column %d", k0, c0);
+    run_dense(rt, c, offset_src, "offset.tir", "gemm", M, N, K, LD, LD, LD, k0, c0, grid, seed, "", label);
 }
 
 /* examples/matmul_grouped.tir (a 1-D grid in the grouped tile order, the
@@ -321,56 +346,10 @@ static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed)
         return;
     }
     src[len] = 0;
-    enum { M = 1300, N = 700, K = 200, LDA = 200, LDB = 704, LDC = 708 };
-    float *A = malloc(sizeof(float) * M * LDA), *B = malloc(sizeof(float) * K * LDB), *C = malloc(sizeof(float) * M * LDC);
-    if (!A || !B || !C) {
-        fprintf(stderr, "FAIL: out of host memory\n");
-        exit(1);
-    }
-    gpu_fill_f32(A, (size_t)M * LDA, seed, -1.0f, 1.0f);
-    gpu_fill_f32(B, (size_t)K * LDB, seed + 1, -1.0f, 1.0f);
-    tilecModule mod = load_with_copts(rt, src, "matmul_grouped.tir", c);
-    tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * M * LDA), dB = gpu_upload(rt, B, sizeof(float) * K * LDB);
-    tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * M * LDC);
-    gpu_poison(rt, dC, sizeof(float) * M * LDC);
-    int32_t Mi = M, Ni = N, Ki = K, lda = LDA, ldb = LDB, ldc = LDC;
-    void *args[] = {&dA, &dB, &dC, &Mi, &Ni, &Ki, &lda, &ldb, &ldc};
+    enum { M = 1300, N = 700, K = 200 };
     unsigned grid[3] = {((M + 127) / 128) * ((N + 255) / 256), 1, 1};
-    GPU_CHECK(rt, tilecLaunch(mod, "matmul_grouped", grid, NULL, args));
-    GPU_CHECK(rt, tilecSynchronize(rt));
-    gpu_download(rt, C, dC, sizeof(float) * M * LDC);
-    size_t bad = 0;
-    double tol = tolerance(c, K), worst = 0;
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < LDC; j++) {
-            uint32_t bits;
-            memcpy(&bits, &C[i * LDC + j], 4);
-            if (j >= N) { /* padding: never written */
-                if (bits != 0xFFFFFFFFu && bad++ < 5)
-                    printf("  C[%d][%d] written\n", i, j);
-                continue;
-            }
-            double ref = 0, mag = 0;
-            for (int k = 0; k < K; k++) {
-                ref += (double)A[i * LDA + k] * B[k * LDB + j];
-                mag += fabs((double)A[i * LDA + k] * B[k * LDB + j]);
-            }
-            double err = fabs(C[i * LDC + j] - ref);
-            if (mag > 0 && err / mag > worst)
-                worst = err / mag;
-            if (!(err <= tol * mag + 1e-30) && bad++ < 5)
-                printf("  C[%d][%d] = %.9g, want %.9g\n", i, j, C[i * LDC + j], ref);
-        }
-    printf("%s %-10s f32 examples/matmul_grouped.tir %dx%dx%d: worst |err|/sum|ab| %.3g (bound %.3g): %s\n", c->arch,
-           c->precision, M, N, K, worst, tol, bad ? "FAIL" : "ok");
-    failures += bad != 0;
-    tilecFree(rt, dA);
-    tilecFree(rt, dB);
-    tilecFree(rt, dC);
-    tilecModuleUnload(&mod);
-    free(A);
-    free(B);
-    free(C);
+    run_dense(rt, c, src, "matmul_grouped.tir", "matmul_grouped", M, N, K, 200, 704, 708, 0, 0, grid, seed,
+              "examples/matmul_grouped.tir ", "");
 }
 
 static tilecModule load_config(tilecRuntime rt, const Config *c)
