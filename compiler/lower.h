@@ -116,6 +116,8 @@ void lw_lower_block(Lower *L, uint32_t block);
 /* lower_layout.c */
 LLVMValueRef layout_base_row(Lower *L, const Layout *l);
 LLVMValueRef layout_base_col(Lower *L, const Layout *l);
+/* Whether every thread's first column (layout_base_col) is even. */
+int layout_cols_even(const Layout *l);
 /* nperm's first row of 16-row group G for lane group g (i32 values);
  * layout_nperm_group(G) is its part from G alone (the offset of group
  * G0 + blk from G0 where G0 is even). */

@@ -144,6 +144,13 @@ LLVMValueRef layout_base_row(Lower *L, const Layout *l)
     return LLVMBuildUDiv(L->b, L->tid, lw_const_i32(L, l->tc), "row");
 }
 
+int layout_cols_even(const Layout *l)
+{
+    if (l->kind == LAYOUT_MMA) /* 2t + 8 nt wx; transposed, the permuted rows (even) */
+        return !l->trans || l->nperm;
+    return run_cols(l) % 2 == 0; /* runs of vec columns from vec * (tid % tc) */
+}
+
 LLVMValueRef layout_base_col(Lower *L, const Layout *l)
 {
     if (l->kind == LAYOUT_MMA)
