@@ -32,7 +32,7 @@ typedef struct {
     int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
                                 * consumers issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs, where a stage has 8 wgmmas or more */
-    int wgmma_k_overlap;       /* experimental (-fwgmma-k-overlap): the swapped product's tf32 consumers
+    int wgmma_k_overlap;       /* sm_90a (default on; -fno-wgmma-k-overlap): the swapped product's tf32 consumers
                                 * issue a wgmma group per two k8 steps and wait only for the group
                                 * before (wait_group 1), so a group's fragments load while the group
                                 * before runs, across stages too */
@@ -51,8 +51,8 @@ typedef struct {
                                 * 32-column panels under the 128-byte swizzle, a box 128 bytes wide
                                 * each; the accumulators' rows permuted so that the consumers' B
                                 * fragment reads are 8-byte loads without bank conflicts */
-    int wgmma_tma_direct;      /* experimental (-fwgmma-tma-direct; its fixed version has not run on a
-                                * GPU): with TMA, tf32-trunc/rne's consumers wait on the barriers
+    int wgmma_tma_direct;      /* experimental (-fwgmma-tma-direct; passes gpu_test_gemm on the H200,
+                                * timings mixed): with TMA, tf32-trunc/rne's consumers wait on the barriers
                                 * the copies complete on, with no producer warpgroup between
                                 * (nothing to round) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
