@@ -15,6 +15,7 @@ typedef struct {
     TirPrecision precision;    /* default for dots without an attribute; default tf32-rna */
     int opt_level;             /* 0..3, default 3 */
     int verify;                /* run the verifier between passes (default on) */
+    int remarks;               /* --remarks: passes say in the log what they did and why not */
     int line_info;             /* .loc lines in the PTX (default on) */
     int prefetch;              /* pass_prefetch (default off; -fprefetch) */
     int wgmma;                 /* sm_90a: pass_wgmma pipelines GEMM loops (default on; -fno-wgmma) */

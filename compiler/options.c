@@ -121,6 +121,10 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         o->verify = 0;
         return 0;
     }
+    if (!strcmp(opt, "--remarks")) {
+        o->remarks = 1;
+        return 0;
+    }
     const char *name; /* -fNAME / -fno-NAME */
     int on = !starts(opt, "-fno-", &name);
     if (!on || starts(opt, "-f", &name))
@@ -156,6 +160,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
               o->prefetch ? " -fprefetch" : "", o->wgmma ? "" : " -fno-wgmma");
     if (o->stages)
         sb_printf(out, " --stages=%d", o->stages);
+    if (o->remarks)
+        sb_puts(out, " --remarks");
     if (o->wgmma_hoist)
         sb_puts(out, " -fwgmma-hoist");
     if (!o->wgmma_swapped)

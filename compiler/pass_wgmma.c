@@ -32,6 +32,8 @@
  */
 #include "compiler/compiler.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The older pipeline's shared memory (lower_wgmma_transposed.c): per stage the raw A tile
@@ -202,74 +204,112 @@ static uint32_t half_stages(const TirModule *m, const TirInst *f, const TirKerne
     return stages >= 2 ? stages : 0;
 }
 
-/* Returns the stages for loop fi (0: not a pipelined GEMM loop). */
-static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const TcOptions *o)
+/* Formats why a loop stays with the generic lowering (--remarks) and
+ * returns 0. */
+static uint32_t not_taken(char *why, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static uint32_t not_taken(char *why, size_t n, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* Returns the stages for loop fi (0: not a pipelined GEMM loop, and why;
+ * what (a constant string) names the pipeline taken). */
+static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const TcOptions *o, char *why, size_t n,
+                           const char **what, TirPrecision *prec)
+{
+    static const char shape[] = "not of the pipeline's form: for %%k step 32 (64 for f16/bf16) over "
+                                "load A[.., k], load B[k, ..], dot, yield, from a constant tile";
     const TirInst *f = &m->insts[fi];
     if (f->nresults != 1 || f->nargs != 4)
-        return 0;
+        return not_taken(why, n, shape);
     const TirBlock *body = &m->blocks[f->body];
     if (body->ninsts != 4)
-        return 0;
+        return not_taken(why, n, shape);
     const uint32_t *bargs = tir_block_args(m, body);
     uint32_t kv = bargs[0], carried = bargs[1];
     const TirInst *y = &m->insts[m->pool[body->insts + 3]];
     if (y->op != OP_YIELD || y->nargs != 1)
-        return 0;
+        return not_taken(why, n, shape);
     uint32_t di = tir_value_def_inst(m, tir_args(m, y)[0]);
     if (!di || m->insts[di].op != OP_DOT)
-        return 0;
+        return not_taken(why, n, shape);
     const TirInst *dot = &m->insts[di];
     if (dot->i64 & TIR_DOT_ACC_RN) /* asks for RN accumulation per k8 step: the generic lowering's */
-        return 0;
+        return not_taken(why, n, "the dot asks for {accumulate = rn}, which only the generic lowering does");
     const uint32_t *da = tir_args(m, dot);
     uint32_t init = tir_value_def_inst(m, tir_args(m, f)[3]);
     if (!init || !splat_op((TirOp)m->insts[init].op))
-        return 0;
+        return not_taken(why, n, "the accumulator does not start from a constant tile");
     if (da[2] != carried || !load_ok(m, da[0], f->body, kv, 1) || !load_ok(m, da[1], f->body, kv, 0))
-        return 0;
+        return not_taken(why, n, "the dot's operands are not loads at [.., k] and [k, ..] of views "
+                                 "defined before the loop (padding 0)");
     TirType ta = tir_value_type(m, da[0]), tb = tir_value_type(m, da[1]);
     if (k->warps != 4 && k->warps != 8)
-        return 0;
-    if (ta.elem != ELEM_F32)
-        return half_stages(m, f, k, ta, tb, dot->type.elem, o);
-    if (tb.elem != ELEM_F32 || ta.dim[1] != 32)
-        return 0;
+        return not_taken(why, n, "warps(%u): the pipeline takes warps(4) or warps(8)", k->warps);
+    if (ta.elem != ELEM_F32) {
+        uint32_t st = half_stages(m, f, k, ta, tb, dot->type.elem, o);
+        *what = "f16/bf16, both operands from shared memory";
+        return st ? st
+                  : not_taken(why, n, "%s inputs take it with a k step of 64, BM = 16 x warps (%u), BN 64, 128 or "
+                                      "256 and f32 accumulators (here %ux%ux%u%s)",
+                              tir_elem_name(ta.elem), 16 * k->warps, ta.dim[0], tb.dim[1], ta.dim[1],
+                              o->wgmma_half ? "" : "; -fno-wgmma-half");
+    }
+    if (tb.elem != ELEM_F32 || ta.dim[1] != 32 || !is_const(m, tir_args(m, f)[2], 32))
+        return not_taken(why, n, "f32 operands take it with a k step of 32 (here %u)", ta.dim[1]);
     uint32_t bm = ta.dim[0], bn = tb.dim[1];
-    if (!is_const(m, tir_args(m, f)[2], 32))
-        return 0;
     TirPrecision p = dot->ival == PREC_DEFAULT ? o->precision : (TirPrecision)dot->ival;
     if (p == PREC_DEFAULT)
         p = PREC_TF32_RNA;
+    *prec = p;
     uint32_t tr, tc;
     if (p == PREC_IEEE && !(o->wgmma_ffma && o->wgmma_swapped && bm >= 64 && bm <= 256 &&
                             wgmma_ffma_grid(bm, bn, k->warps * 32, &tr, &tc)))
-        return 0;
+        return not_taken(why, n, "ieee takes the FMA consumers where BM is 64..256 and a consumer thread "
+                                 "holds at most 64 elements (here %ux%u with %u warps)%s%s",
+                         bm, bn, k->warps, o->wgmma_ffma ? "" : "; -fno-wgmma-ffma",
+                         o->wgmma_swapped ? "" : "; -fno-wgmma-swapped");
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
     if (o->wgmma_swapped) {
+        *what = p == PREC_IEEE ? "the FMA consumers" : "the swapped product";
         if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps, p))
-            return 0;
+            return not_taken(why, n, "the swapped product takes BM 64..256 and BN a multiple of %u up to 256, "
+                                     "with its accumulators%s within 128 registers per consumer thread (here "
+                                     "%ux%u with %u warps: %u)",
+                             64 * (k->warps / 4), p == PREC_3XTF32 ? " (twice for 3xtf32)" : "", bm, bn, k->warps,
+                             bn % (64 * (k->warps / 4)) ? 0u
+                                                        : bn / (16 * k->warps) * bm / 2 * (p == PREC_3XTF32 ? 2u : 1u));
         while (stages > 1 && wgmma_swapped_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
             stages--;
         if (stages < 2)
-            return 0;
+            return not_taken(why, n, "two stages of %ux%u need %u bytes of shared memory, more than 227 KB", bm, bn,
+                             wgmma_swapped_smem_bytes(bm, bn, p, 2));
         m->insts[di].ival = p;
         return stages;
     }
+    *what = "B transposed by the producers (-fno-wgmma-swapped)";
     if (bm != 16 * k->warps || bn < 64 || bn > 256) /* lower_wgmma's arrays */
-        return 0;
+        return not_taken(why, n, "-fno-wgmma-swapped takes BM = 16 x warps (%u) and BN 64..256 (here %ux%u)",
+                         16 * k->warps, bm, bn);
     while (stages > 1 && wgmma_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
         stages--;
     uint32_t np = wgmma_producers(bn, p, stages);
     if (stages < 2 || np * wgmma_lag(stages, np) >= stages)
-        return 0;
+        return not_taken(why, n, "too few stages fit in shared memory (%u)", stages);
     m->insts[di].ival = p;
     return stages;
 }
 
 int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
 {
-    (void)d;
     if (o->arch != ARCH_SM90A || !o->wgmma)
         return 0;
     for (uint32_t ki = 0; ki < m->nkernels; ki++) {
@@ -278,13 +318,30 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
         for (uint32_t j = 0; j < b->ninsts; j++) {
             uint32_t i = m->pool[b->insts + j];
             if (m->insts[i].op == OP_FOR) {
-                uint32_t stages = match_loop(m, k, i, o);
+                char why[320] = "";
+                const char *what = "";
+                TirPrecision p = PREC_DEFAULT;
+                uint32_t stages = match_loop(m, k, i, o, why, sizeof why, &what, &p);
                 if (stages)
                     m->insts[i].ival = (int32_t)stages;
+                if (o->remarks && stages)
+                    diag_remark(d, m->insts[i].loc, "GEMM loop pipelined with wgmma: %s%s%s, %u stages", what,
+                                p == PREC_DEFAULT ? "" : ", ", p == PREC_DEFAULT ? "" : tir_precision_name(p), stages);
+                else if (o->remarks)
+                    diag_remark(d, m->insts[i].loc, "loop left to the generic lowering: %s", why);
                 break; /* one pipeline per kernel */
             }
-            if (!harmless_before_loop(&m->insts[i]))
-                break; /* the producer warps would run it too */
+            if (!harmless_before_loop(&m->insts[i])) {
+                for (uint32_t l = j + 1; o->remarks && l < b->ninsts; l++)
+                    if (m->insts[m->pool[b->insts + l]].op == OP_FOR) {
+                        diag_remark(d, m->insts[m->pool[b->insts + l]].loc,
+                                    "loop left to the generic lowering: the '%s' at line %u comes before it, and "
+                                    "the pipeline's producer warps would run it too",
+                                    tir_ops[m->insts[i].op].name, m->insts[i].loc.line);
+                        break;
+                    }
+                break;
+            }
         }
     }
     return 0;

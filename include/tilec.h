@@ -59,9 +59,10 @@ typedef struct tilecProgram_st *tilecProgram;
 TILEC_API tilecResult tilecCreateProgram(tilecProgram *prog, const char *src, size_t len, const char *name);
 /* Options: "--arch=sm_80|sm_90a", "--precision=ieee|tf32-trunc|tf32-rna|tf32-rne|3xtf32",
  * "-O0".."-O3", "--dump-after=all|PASS" (tile IR after each pass, see
- * tilecGetStage), "--no-verify", "-g0" (no line info). */
+ * tilecGetStage), "--no-verify", "-g0" (no line info), "--remarks" (the log
+ * says which wgmma pipeline each kernel's GEMM loop took, or why none). */
 TILEC_API tilecResult tilecCompileProgram(tilecProgram prog, int nopts, const char *const *opts);
-/* The log: diagnostics, warnings and notes of the last compile; never NULL
+/* The log: diagnostics, warnings, notes and remarks of the last compile; never NULL
  * for a valid program. Valid until the next compile or destroy. */
 TILEC_API tilecResult tilecGetProgramLog(tilecProgram prog, const char **log);
 /* size (may be NULL) excludes the terminating NUL. */

@@ -395,3 +395,11 @@ void diag_note(Diag *d, TirLoc loc, const char *fmt, ...)
     diag_report(d, loc, "note", fmt, ap);
     va_end(ap);
 }
+
+void diag_remark(Diag *d, TirLoc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_report(d, loc, "remark", fmt, ap);
+    va_end(ap);
+}

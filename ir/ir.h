@@ -226,6 +226,12 @@ void diag_note(Diag *d, TirLoc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* What a pass did or why it did not (--remarks); not an error. */
+void diag_remark(Diag *d, TirLoc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* ---- front end and checks ----------------------------------------------- */
 

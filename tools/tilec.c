@@ -85,6 +85,9 @@ static const char usage[] =
     "                       fit in shared memory, at most 4; 6 for f16/bf16)\n"
     "  --no-verify          skip the IR verifier between passes\n"
     "  --time               print the time of each stage to standard error\n"
+    "  --remarks            say on standard error which wgmma pipeline each kernel's\n"
+    "                       GEMM loop took (precision, stages), or why it stays with\n"
+    "                       the generic lowering\n"
     "  --help, --version\n";
 
 static char *read_all(FILE *f, size_t *len)
