@@ -441,6 +441,31 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 
 /* ---- the loop ---- */
 
+/* --remarks: how the pipeline is built (pass_wgmma said that it is). */
+static void pipe_remark(const Pipe *P, TirLoc loc)
+{
+    int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
+    const char *how = P->ss     ? "; both operands from shared memory as they lie"
+                      : P->ffma ? "; FMA consumers reading fp32 from shared memory"
+                      : !P->swapped ? (rounds ? "; B transposed and rounded (split) by the producers, A rounded by the "
+                                                "consumers in registers"
+                                              : "; B transposed by the producers")
+                      : P->prec == PREC_TF32_RNE && P->tma
+                          ? "; the TMA copies round to tf32 (the producers round where a launch gives no maps)"
+                      : !rounds   ? ""
+                      : P->round_b ? "; A and B rounded in shared memory by the producers"
+                                   : "; A rounded (split) in shared memory by the producers, B by the consumers "
+                                     "in registers";
+    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s",
+                P->bm, P->bn, P->stages, P->consumers / WARPGROUP, P->producers, P->producers > 1 ? "s" : "",
+                P->roles ? " (one issues the copies, one finishes each step)" : "",
+                P->tma ? "; TMA copies through tensor maps in hidden parameters (the kernel's own copies where a "
+                         "launch gives none)"
+                       : "",
+                P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
+                P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "");
+}
+
 void lower_wgmma_loop(Lower *L, uint32_t i)
 {
     const TirModule *m = L->m;
@@ -502,6 +527,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.k_overlap = 0;
     if (!P.swapped && !P.ss)
         raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
+    if (L->o->remarks)
+        pipe_remark(&P, in.loc);
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
