@@ -706,8 +706,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
      * stage's early load of its second group would rewrite the registers
      * that this stage's second group, still in flight, reads: the same
      * instructions of the loop (gpu_test_gemm caught it at 128x256 for
-     * tf32-trunc, bench/NOTES.md v8). */
-    int early = P->k_overlap && P->prec != PREC_TF32_TRUNC && !P->round_b;
+     * tf32-trunc, bench/NOTES.md v8). Not with four blocks (64x256, one
+     * consumer warpgroup): the raw registers ahead made ptxas spill. */
+    int early = P->k_overlap && P->prec != PREC_TF32_TRUNC && !P->round_b && P->blocks < 4;
     for (uint32_t j0 = 0; j0 < 4; j0 += kg) {
         int more = j0 + kg < 4, ahead = more && early;
         for (uint32_t r = 0; ahead && r < P->blocks; r++)

@@ -264,7 +264,9 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
                               o->wgmma_half ? "" : "; -fno-wgmma-half");
     }
     if (tb.elem != ELEM_F32 || ta.dim[1] != 32 || !is_const(m, tir_args(m, f)[2], 32))
-        return not_taken(why, n, "f32 operands take it with a k step of 32 (here %u)", ta.dim[1]);
+        return not_taken(why, n, "f32 operands take it with a constant k step of 32 and 32-wide k tiles (here "
+                                 "k tiles %u wide%s)",
+                         ta.dim[1], is_const(m, tir_args(m, f)[2], 32) ? "" : ", another step");
     uint32_t bm = ta.dim[0], bn = tb.dim[1];
     TirPrecision p = dot->ival == PREC_DEFAULT ? o->precision : (TirPrecision)dot->ival;
     if (p == PREC_DEFAULT)
