@@ -118,6 +118,14 @@ LLVMValueRef layout_base_row(Lower *L, const Layout *l);
 LLVMValueRef layout_base_col(Lower *L, const Layout *l);
 /* Whether every thread's first column (layout_base_col) is even. */
 int layout_cols_even(const Layout *l);
+/* Registers holding neighbours in a row, the left one at an even column of
+ * the tile, where the layout starts every thread at an even column (so a
+ * pair is one aligned vector where the matrix allows): pair[r] is the right
+ * one's register, PAIR_RIGHT for that one, PAIR_NONE for the rest; pair has
+ * layout_nregs() entries. Returns the number of pairs. */
+#define PAIR_NONE  UINT32_MAX
+#define PAIR_RIGHT (UINT32_MAX - 1)
+uint32_t layout_pairs(const Layout *l, uint32_t *pair);
 /* nperm's first row of 16-row group G for lane group g (i32 values);
  * layout_nperm_group(G) is its part from G alone (the offset of group
  * G0 + blk from G0 where G0 is even). */

@@ -151,6 +151,32 @@ int layout_cols_even(const Layout *l)
     return run_cols(l) % 2 == 0; /* runs of vec columns from vec * (tid % tc) */
 }
 
+uint32_t layout_pairs(const Layout *l, uint32_t *pair)
+{
+    uint32_t n = layout_nregs(l), np = 0;
+    for (uint32_t r = 0; r < n; r++)
+        pair[r] = PAIR_NONE;
+    if (!layout_cols_even(l))
+        return 0;
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t dr, dc;
+        layout_offset(l, r, &dr, &dc);
+        if (pair[r] != PAIR_NONE || dc % 2)
+            continue;
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t qr, qc;
+            layout_offset(l, q, &qr, &qc);
+            if (qr == dr && qc == dc + 1 && pair[q] == PAIR_NONE) {
+                pair[r] = q;
+                pair[q] = PAIR_RIGHT;
+                np++;
+                break;
+            }
+        }
+    }
+    return np;
+}
+
 LLVMValueRef layout_base_col(Lower *L, const Layout *l)
 {
     if (l->kind == LAYOUT_MMA)

@@ -80,8 +80,6 @@ static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
     return lw_call(L, "llvm.smax", &t, 1, lo, 2);
 }
 
-enum { PAIR_NONE = UINT32_MAX, PAIR_RIGHT = UINT32_MAX - 1 };
-
 /* Per-row and per-column parts of element addresses: a thread's registers
  * share few distinct rows and columns, so bounds checks, clamps and the
  * stride multiplications are done once per row and once per column. */
@@ -168,7 +166,9 @@ void lower_LOAD(Lower *L, uint32_t i)
 
 /* Stores the tile's registers: checked, each behind a branch on its bounds
  * (and on own, where not NULL); else unconditionally, and where pair is not
- * NULL, the registers paired by store_pairs() as one vector store each. */
+ * NULL, the registers paired by layout_pairs() as one vector store each:
+ * the accumulator layouts hold their tile in such pairs, and one store per
+ * element half-fills each sector a warp writes (bench/NOTES.md v12). */
 static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, LLVMValueRef *regs, LLVMValueRef row0,
                        LLVMValueRef col0, LLVMValueRef own, int checked, const uint32_t *pair)
 {
@@ -199,39 +199,6 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
         LLVMBuildBr(L->b, next);
         LLVMPositionBuilderAtEnd(L->b, next);
     }
-}
-
-/* Registers holding neighbours in a row, the left one at an even column of
- * the tile, where the layout starts every thread at an even column: pair[r]
- * is the right one's register, PAIR_RIGHT for that one, PAIR_NONE for the
- * rest. Returns the number of pairs. Whole tiles store a pair as one 8-byte
- * (f32) store where the matrix allows it: the accumulator layouts hold their
- * tile in such pairs, and one store per element half-fills each sector a
- * warp writes (bench/NOTES.md v12). */
-static uint32_t store_pairs(const Layout *lay, uint32_t *pair)
-{
-    uint32_t n = layout_nregs(lay), np = 0;
-    for (uint32_t r = 0; r < n; r++)
-        pair[r] = PAIR_NONE;
-    if (!layout_cols_even(lay))
-        return 0;
-    for (uint32_t r = 0; r < n; r++) {
-        uint32_t dr, dc;
-        layout_offset(lay, r, &dr, &dc);
-        if (pair[r] != PAIR_NONE || dc % 2)
-            continue;
-        for (uint32_t q = 0; q < n; q++) {
-            uint32_t qr, qc;
-            layout_offset(lay, q, &qr, &qc);
-            if (qr == dr && qc == dc + 1 && pair[q] == PAIR_NONE) {
-                pair[r] = q;
-                pair[q] = PAIR_RIGHT;
-                np++;
-                break;
-            }
-        }
-    }
-    return np;
 }
 
 void lower_STORE(Lower *L, uint32_t i)
@@ -269,7 +236,7 @@ void lower_STORE(Lower *L, uint32_t i)
     LLVMBuildCondBr(L->b, inside, whole, edge);
     LLVMPositionBuilderAtEnd(L->b, whole);
     uint32_t pair[TC_MAX_TILE_REGS + 1];
-    if (layout_nregs(&lay) <= TC_MAX_TILE_REGS && store_pairs(&lay, pair)) {
+    if (layout_nregs(&lay) <= TC_MAX_TILE_REGS && layout_pairs(&lay, pair)) {
         /* pairs aligned: the matrix's base, row stride and the tile's first
          * column all even in elements (the pair's column is even in the tile) */
         LLVMValueRef odd = LLVMBuildOr(L->b, LLVMBuildPtrToInt(L->b, x.base, L->t_i64, ""),
