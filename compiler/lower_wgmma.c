@@ -504,9 +504,10 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * (two 64-column blocks per consumer warpgroup): +3% at 128x256,
          * -1 to -2% at 128x128 and for 3xtf32 (bench/NOTES.md v7) */
         P.split = L->o->wgmma_split && P.blocks >= 2 && P.copies == 1;
-        /* 3xtf32 sums each stage's products apart (needs them complete);
-         * off by default: +4-6% or -12% at 128x256 from run to run, -8-10%
-         * at 256x128 (bench/NOTES.md v8, v9) */
+        /* 3xtf32 sums each stage's products apart (needs them complete).
+         * Without TMA it measured +4-6% or -12% at 128x256 from run to run,
+         * -8-10% at 256x128 (bench/NOTES.md v8, v9); with TMA tf32-rna
+         * 128x256 +6-11%, rne within noise (v12; 256x128 not timed) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         P.b128 = P.tma && L->o->wgmma_tma_b128;

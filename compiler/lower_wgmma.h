@@ -42,7 +42,7 @@ typedef struct {
                            * rounding warpgroup, not by the consumers as they load it */
     int split;            /* a stage's wgmmas in two groups, the second's fragments loaded
                            * while the first runs (default where a stage has 8 wgmmas or more) */
-    int k_overlap;        /* swapped, tf32 modes (-fwgmma-k-overlap): a wgmma group per 2 k8 steps, each
+    int k_overlap;        /* swapped, tf32 modes (default; -fno-wgmma-k-overlap): a wgmma group per 2 k8 steps, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */

@@ -55,7 +55,7 @@ uint32_t wgmma_lag(uint32_t stages, uint32_t producers)
     return lag < 1 ? 1 : lag > 2 ? 2 : lag;
 }
 
-/* Whether the consumers may hold two stages (-fwgmma-k-overlap releases a
+/* Whether the consumers may hold two stages (k-overlap releases a
  * stage only once the next one's first group is issued): with roles the
  * copier waits on the consumers alone; otherwise a producer finishes its own
  * steps lag behind issuing them, and with fewer than producers * lag + 2
