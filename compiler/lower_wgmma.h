@@ -149,6 +149,10 @@ void transposed_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef
 /* lower_wgmma_swapped.c (the default) */
 uint32_t swapped_producers(uint32_t bm, TirPrecision p, uint32_t stages);
 void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
+/* Byte offset of B[k][n] in a stage's B tile (i32 values; constants fold):
+ * raw padded rows, or with TMA its panels (P->b128: 32 columns under the
+ * 128-byte swizzle). */
+LLVMValueRef swapped_b_offset(Pipe *P, LLVMValueRef k, LLVMValueRef n);
 /* With k_overlap, rel_addr/rel_if: the barrier to arrive on (where rel_if
  * holds) once the stage's first group has left only itself in flight. */
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,

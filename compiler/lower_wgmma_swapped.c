@@ -112,7 +112,7 @@ static void if_close(Lower *L, LLVMBasicBlockRef done)
  * swizzle, [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4] (all within the
  * rows' bytes; fragment reads hit 32 distinct banks, b128's through the
  * permuted accumulator rows, Layout.nperm). */
-static LLVMValueRef b_tile_off_v(Pipe *P, LLVMValueRef k, LLVMValueRef n)
+LLVMValueRef swapped_b_offset(Pipe *P, LLVMValueRef k, LLVMValueRef n)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
@@ -188,7 +188,7 @@ static void b_unaligned(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef 
             LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, grow, xb->s0, ""),
                                             LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, c, L->t_i64, ""), ""), "");
             LLVMValueRef src = LLVMBuildGEP2(b, L->t_f32, xb->base, &off, 1, "");
-            LLVMValueRef d = LLVMBuildAdd(b, bbase, b_tile_off_v(P, r, c), "");
+            LLVMValueRef d = LLVMBuildAdd(b, bbase, swapped_b_offset(P, r, c), "");
             LLVMValueRef x[2] = {d, LLVMBuildPtrToInt(b, src, L->t_i64, "")};
             lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", x, 2, SE);
         }
@@ -219,7 +219,7 @@ static void b_panel_copies(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueR
         wg_loop_test(L, &lc, c32(L, BK * per_row / WARPGROUP));
         LLVMValueRef idx = LLVMBuildAdd(b, lt, LLVMBuildMul(b, lc.i, c32(L, WARPGROUP), ""), "");
         LLVMValueRef row = LLVMBuildUDiv(b, idx, c32(L, per_row), ""), col = LLVMBuildShl(b, LLVMBuildURem(b, idx, c32(L, per_row), ""), c32(L, 2), "");
-        LLVMValueRef dst = LLVMBuildAdd(b, bbase, b_tile_off_v(P, row, col), "");
+        LLVMValueRef dst = LLVMBuildAdd(b, bbase, swapped_b_offset(P, row, col), "");
         LLVMValueRef grow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, row, L->t_i64, ""), "");
         LLVMValueRef gcol = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, col, L->t_i64, ""), "");
         if (whole) {
@@ -430,7 +430,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
             for (uint32_t i = 0; i < 4; i++) {
                 LLVMValueRef idx = LLVMBuildAdd(b, lt, c32(L, (i0 + i) * WARPGROUP), "");
                 LLVMValueRef row = LLVMBuildUDiv(b, idx, c32(L, per_row), ""), ch = LLVMBuildURem(b, idx, c32(L, per_row), "");
-                off[i] = LLVMBuildAdd(b, b0, b_tile_off_v(P, row, LLVMBuildShl(b, ch, c32(L, 2), "")), "");
+                off[i] = LLVMBuildAdd(b, b0, swapped_b_offset(P, row, LLVMBuildShl(b, ch, c32(L, 2), "")), "");
             }
             swp_round_chunks(P, off, 4, 0);
         }
@@ -631,7 +631,7 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, FragOffsets bfrag, uint32
             /* n a multiple of 8: an offset from the thread's base (the
              * unswizzled layouts) */
             uint32_t k = 8 * (j0 + j) + 4 * (e >> 1), n = 16 * r + 8 * (e & 1);
-            LLVMValueRef off = LLVMBuildAdd(L->b, base, b_tile_off_v(P, c32(L, k), c32(L, n)), "");
+            LLVMValueRef off = LLVMBuildAdd(L->b, base, swapped_b_offset(P, c32(L, k), c32(L, n)), "");
             raw[4 * j + e] = LLVMBuildLoad2(L->b, L->t_f32,
                                             LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
         }
@@ -673,10 +673,10 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
         LLVMValueRef nb = layout_nperm_row(L, G0, g);
         for (uint32_t r = 0; r < P->blocks; r++)
             for (uint32_t e = 0; e < 2; e++)
-                bfrag[r][e] = b_tile_off_v(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
+                bfrag[r][e] = swapped_b_offset(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
                                                  LLVMBuildAdd(b, nb, c32(L, layout_nperm_group(r)), ""));
     } else
-        base = LLVMBuildAdd(b, base, b_tile_off_v(P, t, n0), "");
+        base = LLVMBuildAdd(b, base, swapped_b_offset(P, t, n0), "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
     /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs; with

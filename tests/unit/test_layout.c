@@ -9,14 +9,18 @@
  *   - layout_pairs() pairs only an element with its right neighbour, at an
  *     even column of the matrix where the tile starts at one, each register
  *     at most once, and every accumulator of the layouts that hold their
- *     tile in pairs (the whole-tile stores' 8-byte pairs).
+ *     tile in pairs (the whole-tile stores' 8-byte pairs);
+ *   - the swapped product's consumers read their B fragments without bank
+ *     conflicts: 4-byte loads from the padded raw rows (32 lanes, 32
+ *     banks), and with TMA 8-byte pairs from the swizzled 32-column panels
+ *     through the permuted rows (each half-warp, 16 distinct bank pairs).
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/lower.h"
+#include "compiler/lower_wgmma.h"
 
 static Lower L;
 
@@ -176,6 +180,59 @@ START_TEST(ffma_layouts)
 }
 END_TEST
 
+static uint32_t fold(LLVMValueRef v) { return folded(v); }
+
+START_TEST(b_fragments_conflict_free)
+{
+    /* (BN, warps): the swapped product's blocks = BN / (64 * consumer warpgroups) */
+    static const uint32_t cfg[][2] = {{128, 8}, {256, 8}, {64, 4}, {128, 4}, {256, 4}, {64, 8}};
+    for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
+        for (int b128 = 0; b128 < 2; b128++) {
+            uint32_t bn = cfg[i][0], warps = cfg[i][1], blocks = bn / (64 * (warps / 4));
+            Pipe P = {.L = &L, .bn = bn, .tma = b128, .b128 = b128, .blocks = blocks};
+            for (uint32_t w = 0; w < warps; w++)
+                for (uint32_t r = 0; r < blocks; r++)
+                    for (uint32_t j = 0; j < 4; j++)
+                        for (uint32_t e = 0; e < (b128 ? 2u : 4u); e++) {
+                            uint32_t word[32];
+                            for (uint32_t lane = 0; lane < 32; lane++) {
+                                uint32_t t = lane % 4, g = lane / 4, k, n;
+                                if (b128) { /* swapped_stage: rows g, g + 8 are columns n, n + 1 */
+                                    k = 8 * j + t + 4 * e;
+                                    n = fold(layout_nperm_row(&L, LLVMConstInt(L.t_i32, w * blocks, 0),
+                                                              LLVMConstInt(L.t_i32, g, 0))) +
+                                        layout_nperm_group(r);
+                                    ck_assert_uint_eq(n % 2, 0);
+                                } else {
+                                    k = 8 * j + t + 4 * (e >> 1);
+                                    n = 16 * blocks * w + 16 * r + 8 * (e & 1) + g;
+                                }
+                                uint32_t off = fold(swapped_b_offset(&P, LLVMConstInt(L.t_i32, k, 0),
+                                                                     LLVMConstInt(L.t_i32, n, 0)));
+                                if (b128) /* the pair's second element is the next word */
+                                    ck_assert_uint_eq(fold(swapped_b_offset(&P, LLVMConstInt(L.t_i32, k, 0),
+                                                                            LLVMConstInt(L.t_i32, n + 1, 0))),
+                                                      off + 4);
+                                word[lane] = b128 ? off / 8 % 16 : off / 4 % 32;
+                            }
+                            /* 8-byte loads go a half-warp at a time */
+                            for (uint32_t h = 0; h < (b128 ? 2u : 1u); h++) {
+                                uint32_t used = 0, lanes = b128 ? 16 : 32;
+                                uint64_t seen = 0;
+                                for (uint32_t l = h * lanes; l < (h + 1) * lanes; l++)
+                                    if (!(seen >> word[l] & 1)) {
+                                        seen |= 1ull << word[l];
+                                        used++;
+                                    }
+                                ck_assert_msg(used == lanes,
+                                              "BN %u warps %u b128 %d: warp %u block %u k8 %u e %u half %u: %u of %u banks",
+                                              bn, warps, b128, w, r, j, e, h, used, lanes);
+                            }
+                        }
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("layout");
@@ -184,6 +241,7 @@ int main(void)
     tcase_add_test(tc, mma_layouts);
     tcase_add_test(tc, swapped_layouts);
     tcase_add_test(tc, ffma_layouts);
+    tcase_add_test(tc, b_fragments_conflict_free);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
