@@ -33,7 +33,8 @@ typedef struct {
 
 typedef struct {
     int bm, bn, bk, warps;
-    int group; /* >0: grouped tile order (bench_gemm_source) */
+    int group;  /* >0: grouped tile order (bench_gemm_source) */
+    int stages; /* >0: --stages=N for its kernels */
 } Tile;
 
 /* What a row's speed is compared with: the cuBLAS call of the same kind. */
@@ -101,8 +102,9 @@ static const char usage[] =
     "                      (default 1024,4096,8192,8191x8193x8190,4096x4096x64)\n"
     "  --modes=LIST        ieee,tf32-trunc,tf32-rna,tf32-rne,3xtf32,bf16 (default: all)\n"
     "  --archs=LIST        sm_90a,sm_80 (default: both)\n"
-    "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS[gG] (default 128x128x32w8); gG: a 1-D grid\n"
-    "                      in Triton's grouped order, G rows of tiles per group\n"
+    "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS[gG][sS] (default 128x128x32w8); gG: a 1-D\n"
+    "                      grid in Triton's grouped order, G rows of tiles per group; sS:\n"
+    "                      --stages=S (e.g. 128x256x32w8s2 for small K)\n"
     "  --cfg-bf16=LIST     bf16 tiles (default 128x256x64w8)\n"
     "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
     "                      repeatable, up to 4)\n"
@@ -159,13 +161,32 @@ static int parse_tile(const char *s, Tile *t, int *used)
     if (sscanf(s, "%dx%dx%dw%d%n", &t->bm, &t->bn, &t->bk, &t->warps, used) != 4)
         return -1;
     int n = 0;
-    t->group = 0;
+    t->group = t->stages = 0;
     if (sscanf(s + *used, "g%d%n", &t->group, &n) == 1) {
         if (t->group < 1)
             return -1;
         *used += n;
     }
+    if (sscanf(s + *used, "s%d%n", &t->stages, &n) == 1) {
+        if (t->stages < 2 || t->stages > 8) /* tilec's --stages range */
+            return -1;
+        *used += n;
+    }
     return t->bm > 0 && t->bn > 0 && t->bk > 0 && t->warps > 0 ? 0 : -1;
+}
+
+/* Whether every entry of a comma-separated tile list parses whole. */
+static int tiles_ok(const char *list)
+{
+    for (const char *c = list;;) {
+        Tile t;
+        int used = 0;
+        if (parse_tile(c, &t, &used) != 0 || (c[used] && c[used] != ','))
+            return 0;
+        if (!c[used])
+            return 1;
+        c += used + 1;
+    }
 }
 
 /* Is word one of a comma-separated list? */
@@ -206,14 +227,14 @@ static void parse_args(int argc, char **argv, Opts *o)
         else if ((v = opt_val(a, "--archs")))
             o->archs = v;
         else if ((v = opt_val(a, "--cfg")))
-            o->cfg = v;
+            bad = !tiles_ok(o->cfg = v);
         else if ((v = opt_val(a, "--copt"))) {
             bad = nextra_copts == MAX_COPTS; /* at most MAX_COPTS */
             if (!bad)
                 extra_copts[nextra_copts++] = v;
         }
         else if ((v = opt_val(a, "--cfg-bf16")))
-            o->cfg_bf16 = v;
+            bad = !tiles_ok(o->cfg_bf16 = v);
         else if (!strcmp(a, "--no-cublas"))
             o->no_cublas = 1;
         else if (!strcmp(a, "--use-cache"))
@@ -635,28 +656,36 @@ static void tile_str(const Variant *v, char *buf, size_t n)
         int k = snprintf(buf, n, "%s%dx%dx%dw%d", v->autotune ? "auto:" : "", v->tile.bm, v->tile.bn, v->tile.bk,
                          v->tile.warps);
         if (v->tile.group > 0 && k > 0 && (size_t)k < n)
-            snprintf(buf + k, n - (size_t)k, "g%d", v->tile.group);
+            k += snprintf(buf + k, n - (size_t)k, "g%d", v->tile.group);
+        if (v->tile.stages > 0 && k > 0 && (size_t)k < n)
+            snprintf(buf + k, n - (size_t)k, "s%d", v->tile.stages);
     }
 }
 
-/* The compile options of v's kernels (opts holds 2 + MAX_COPTS; a_opt and
- * p_opt are their buffers); returns their count. */
-static int variant_opts(const Variant *v, const char **opts, char a_opt[32], char p_opt[48])
+/* The compile options of v's kernels of tile tl (opts holds 3 + MAX_COPTS;
+ * a_opt, p_opt and s_opt are their buffers); returns their count. */
+static int variant_opts(const Variant *v, const Tile *tl, const char **opts, char a_opt[32], char p_opt[48],
+                        char s_opt[16])
 {
     snprintf(a_opt, 32, "--arch=%s", v->arch);
     snprintf(p_opt, 48, "--precision=%s", v->bf16 ? "ieee" : v->mode);
-    opts[0] = a_opt;
-    opts[1] = p_opt;
+    int n = 0;
+    opts[n++] = a_opt;
+    opts[n++] = p_opt;
+    if (tl->stages > 0) {
+        snprintf(s_opt, 16, "--stages=%d", tl->stages % 10); /* 2..8 (parse_tile) */
+        opts[n++] = s_opt;
+    }
     for (int i = 0; i < nextra_copts; i++)
-        opts[2 + i] = extra_copts[i];
-    return 2 + nextra_copts;
+        opts[n++] = extra_copts[i];
+    return n;
 }
 
 static void build_tilec(Variant *v)
 {
-    char src[4096], a_opt[32], p_opt[48];
-    const char *opts[2 + MAX_COPTS];
-    int nopts = variant_opts(v, opts, a_opt, p_opt);
+    char src[4096], a_opt[32], p_opt[48], s_opt[16];
+    const char *opts[3 + MAX_COPTS];
+    int nopts = variant_opts(v, &v->tile, opts, a_opt, p_opt, s_opt);
     bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
                       v->tile.group);
     tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &v->mod);
@@ -669,15 +698,15 @@ static void build_tilec(Variant *v)
 static void tune_tilec(Variant *v, Problem *p)
 {
     static char src[8][4096];
-    char a_opt[32], p_opt[48], key[96];
-    const char *opts[2 + MAX_COPTS];
-    int nopts = variant_opts(v, opts, a_opt, p_opt);
+    char a_opt[32], p_opt[48], s_opt[8][16], key[96];
+    const char *opts[8][3 + MAX_COPTS];
     tilecTuneConfig cfg[8];
     const Shape *s = &p->s;
     for (int t = 0; t < v->ntiles; t++) {
         const Tile *tl = &v->tiles[t];
+        int nopts = variant_opts(v, tl, opts[t], a_opt, p_opt, s_opt[t]);
         bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps, tl->group);
-        cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts, {0, 0, 0}};
+        cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts[t], {0, 0, 0}};
         gemm_grid(tl, s, cfg[t].grid);
     }
     snprintf(key, sizeof key, "bench gemm %s %s %dx%dx%d", v->mode, v->arch, s->M, s->N, s->K);
@@ -705,7 +734,7 @@ static int add_tilec_variants(Variant *vs, int n, const Opts *o, const char *mod
             int used = 0;
             memset(v, 0, sizeof *v);
             if (parse_tile(c, &v->tile, &used) != 0) {
-                fprintf(stderr, "bench_gemm: bad tile '%s' (want BMxBNxBKwWARPS)\n", c);
+                fprintf(stderr, "bench_gemm: bad tile '%s' (want BMxBNxBKwWARPS[gG][sS], S 2..8)\n", c);
                 exit(2);
             }
             c += used + (c[used] == ',');
