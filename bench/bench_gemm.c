@@ -665,7 +665,7 @@ static void tile_str(const Variant *v, char *buf, size_t n)
 /* The compile options of v's kernels of tile tl (opts holds 3 + MAX_COPTS;
  * a_opt, p_opt and s_opt are their buffers); returns their count. */
 static int variant_opts(const Variant *v, const Tile *tl, const char **opts, char a_opt[32], char p_opt[48],
-                        char s_opt[16])
+                        char s_opt[24])
 {
     snprintf(a_opt, 32, "--arch=%s", v->arch);
     snprintf(p_opt, 48, "--precision=%s", v->bf16 ? "ieee" : v->mode);
@@ -673,7 +673,7 @@ static int variant_opts(const Variant *v, const Tile *tl, const char **opts, cha
     opts[n++] = a_opt;
     opts[n++] = p_opt;
     if (tl->stages > 0) {
-        snprintf(s_opt, 16, "--stages=%d", tl->stages % 10); /* 2..8 (parse_tile) */
+        snprintf(s_opt, 24, "--stages=%d", tl->stages);
         opts[n++] = s_opt;
     }
     for (int i = 0; i < nextra_copts; i++)
@@ -683,7 +683,7 @@ static int variant_opts(const Variant *v, const Tile *tl, const char **opts, cha
 
 static void build_tilec(Variant *v)
 {
-    char src[4096], a_opt[32], p_opt[48], s_opt[16];
+    char src[4096], a_opt[32], p_opt[48], s_opt[24];
     const char *opts[3 + MAX_COPTS];
     int nopts = variant_opts(v, &v->tile, opts, a_opt, p_opt, s_opt);
     bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
@@ -698,7 +698,7 @@ static void build_tilec(Variant *v)
 static void tune_tilec(Variant *v, Problem *p)
 {
     static char src[8][4096];
-    char a_opt[32], p_opt[48], s_opt[8][16], key[96];
+    char a_opt[32], p_opt[48], s_opt[8][24], key[96];
     const char *opts[8][3 + MAX_COPTS];
     tilecTuneConfig cfg[8];
     const Shape *s = &p->s;
@@ -742,8 +742,9 @@ static int add_tilec_variants(Variant *vs, int n, const Opts *o, const char *mod
             snprintf(v->arch, sizeof v->arch, "%s", archs[a]);
             v->bf16 = !strcmp(mode, "bf16");
             v->fam = v->bf16 ? FAM_BF16 : strncmp(mode, "tf32", 4) == 0 ? FAM_TF32 : FAM_FP32;
-            fprintf(stderr, "building tilec %s %s %dx%dx%dw%d\n", mode, v->arch, v->tile.bm, v->tile.bn, v->tile.bk,
-                    v->tile.warps);
+            char tile[48];
+            tile_str(v, tile, sizeof tile);
+            fprintf(stderr, "building tilec %s %s %s\n", mode, v->arch, tile);
             build_tilec(v);
             if (v->error[0])
                 fprintf(stderr, "  not built: %s\n", v->error);

@@ -98,13 +98,18 @@ uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint
  * columns split over the consumer warpgroups in blocks of 64 (wgmma's M),
  * and the accumulators (twice for 3xtf32: the per-step sums) fit in 128
  * registers. */
-static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecision p)
+/* The accumulator registers per consumer thread (twice for 3xtf32), where
+ * BN splits into 64-column blocks over the consumer warpgroups (else 0). */
+static uint32_t swapped_acc_regs(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecision p)
 {
     uint32_t nc = warps / 4;
-    if (bm < 64 || bm > 256 || bn > 256 || bn % (64 * nc) != 0)
-        return 0;
-    uint32_t acc = bn / (64 * nc) * bm / 2;
-    return acc * (p == PREC_3XTF32 ? 2u : 1u) <= 128u;
+    return bn % (64 * nc) ? 0 : bn / (64 * nc) * bm / 2 * (p == PREC_3XTF32 ? 2u : 1u);
+}
+
+static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecision p)
+{
+    uint32_t acc = swapped_acc_regs(bm, bn, warps, p);
+    return bm >= 64 && bm <= 256 && bn <= 256 && acc && acc <= 128u;
 }
 
 int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc)
@@ -287,8 +292,7 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
                                      "with its accumulators%s within 128 registers per consumer thread (here "
                                      "%ux%u with %u warps: %u)",
                              64 * (k->warps / 4), p == PREC_3XTF32 ? " (twice for 3xtf32)" : "", bm, bn, k->warps,
-                             bn % (64 * (k->warps / 4)) ? 0u
-                                                        : bn / (16 * k->warps) * bm / 2 * (p == PREC_3XTF32 ? 2u : 1u));
+                             swapped_acc_regs(bm, bn, k->warps, p));
         while (stages > 1 && wgmma_swapped_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
             stages--;
         if (stages < 2)
