@@ -115,6 +115,15 @@ typedef struct {
     uint32_t base_param; /* the ptr<f32> (ptr<f16>, ptr<bf16>) parameter */
     TcTmapScalar d0, d1, s0, s1; /* the view's extents and strides, in elements (encoded only for s1 = 1) */
     TcTmapScalar db, sb;     /* batched: the batch extent and stride, in elements */
+    /* Staging (runtime/stage.h): where a launch's rows are not 16-byte
+     * aligned, the runtime may copy the view to a buffer whose rows are and
+     * pass that buffer and its row stride in place of base_param and s0's
+     * parameter. stage = 1 only where that changes nothing else: the kernel
+     * reads base_param through this view's loads alone (nothing stores
+     * through it) and s0 is a parameter that nothing else uses. */
+    uint8_t stage;
+    uint8_t walk;    /* the dimension the kernel's loop walks (0: rows, 1: columns) */
+    uint16_t across; /* a program's extent along the other one (its tile's rows or columns) */
 } TcTmap;
 
 /* The hidden parameters a kernel with ntmaps > 0 takes after its declared

@@ -17,7 +17,7 @@
  * on a GPU: ss_producers()) copies both with 16-byte cp.async (element by
  * element where a chunk is outside the matrix or not 16-byte aligned; at
  * odd strides that path is the limit, bench/NOTES.md v9), and each thread
- * has full[] track its copies (cp.async.mbarrier.arrive), so it never waits
+ * has full[] track its copies (cp.async.mbarrier.arrive.noinc), so it never waits
  * for them itself (waiting two steps later was 45% of the consumers' time
  * in full[] waits, bench/NOTES.md v9). Each consumer warpgroup (64 rows of
  * C) fences a full stage for the async proxy (the copies are generic-proxy
@@ -252,7 +252,12 @@ static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t
     ss_copy(P, xa, xa->i0, k, P->bm, SS_BK, stage, lt);
     ss_copy(P, xb, k, xb->i1, SS_BK, P->bn, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""), lt);
     LLVMValueRef bar = wg_bar_addr(L, P->full32, s);
-    lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
+    /* two arrivals per thread, both counted at init: the copies' (.noinc:
+     * the increment form raised the pending count of a phase the thread
+     * never waits on, which compute-sanitizer's synccheck reports as a
+     * missing wait), and the thread's own, which releases its element
+     * stores */
+    lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
     wg_bar_arrive(L, bar);
 }
 

@@ -47,6 +47,38 @@ static int tmap_scalar(const TirModule *m, uint32_t v, TcTmapScalar *out)
     return 0;
 }
 
+/* How often value v is an operand, and how many of those are the view
+ * operand of a load (a load's first). Dead instructions count too: a
+ * conservative answer. */
+static uint32_t operand_uses(const TirModule *m, uint32_t v, uint32_t *as_view_of_load)
+{
+    uint32_t n = 0, loads = 0;
+    for (uint32_t i = 1; i < m->ninsts; i++) {
+        const TirInst *in = &m->insts[i];
+        const uint32_t *a = tir_args(m, in);
+        for (uint32_t j = 0; j < in->nargs; j++)
+            if (a[j] == v) {
+                n++;
+                loads += in->op == OP_LOAD && j == 0;
+            }
+    }
+    if (as_view_of_load)
+        *as_view_of_load = loads;
+    return n;
+}
+
+/* TcTmap.stage for the rank-2 view `view` (operands p, d0, d1, s0, s1)
+ * whose map t is: p used by this view alone, the view only by loads, s0 a
+ * parameter used by this view alone. */
+static uint8_t stageable(const TirModule *m, const TirInst *view, const TcTmap *t)
+{
+    const uint32_t *a = tir_args(m, view);
+    uint32_t loads;
+    if (t->batched || t->s0.param < 0 || operand_uses(m, a[0], NULL) != 1 || operand_uses(m, a[3], NULL) != 1)
+        return 0;
+    return operand_uses(m, view->result, &loads) == loads;
+}
+
 /* The map of the rank-2 or rank-3 view of `elem` that load `ld` reads, if
  * it can be one: view operands p, [db,] d0, d1, [sb,] s0, s1. */
 static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcTmap *t)
@@ -64,7 +96,10 @@ static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcT
     t->batched = (uint8_t)o;
     if (o && (!tmap_scalar(m, a[1], &t->db) || !tmap_scalar(m, a[1 + r], &t->sb)))
         return 0;
-    return tmap_scalar(m, a[1 + o], &t->d0) && tmap_scalar(m, a[2 + o], &t->d1) && tmap_scalar(m, a[1 + r + o], &t->s0);
+    if (!tmap_scalar(m, a[1 + o], &t->d0) || !tmap_scalar(m, a[2 + o], &t->d1) || !tmap_scalar(m, a[1 + r + o], &t->s0))
+        return 0;
+    t->stage = stageable(m, v, t);
+    return 1;
 }
 
 uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[2])
@@ -97,6 +132,11 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0]) ||
             !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1]))
             return 0;
+        /* the loop walks A's columns and B's rows (k) */
+        maps[0].walk = 1;
+        maps[0].across = (uint16_t)bm;
+        maps[1].walk = 0;
+        maps[1].across = (uint16_t)bn;
         return 2;
     }
     return 0;

@@ -64,6 +64,8 @@ struct tilecRuntime_st {
     pthread_mutex_t mu;
     tilecResult dead; /* creation failed: only GetLog / Destroy work */
     CuDevice dev;
+    void *stage_pool; /* staging's memory (runtime/stage.h); NULL: no staging */
+    int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
     TcCache *cache;
     StrBuf log;
     char label[320]; /* "NVIDIA H200 (sm_90)" */
@@ -498,6 +500,15 @@ static void rt_release(tilecRuntime rt)
     if (left)
         return;
     tc_cache_free(rt->cache);
+    if (rt->stage_pool) {
+        StrBuf ignored;
+        sb_init(&ignored);
+        if (cu_ctx_enter(&rt->dev, &ignored) == TILEC_SUCCESS) {
+            cu_mem_pool_destroy(rt->stage_pool);
+            cu_ctx_leave();
+        }
+        sb_free(&ignored);
+    }
     if (rt->dead == TILEC_SUCCESS)
         cu_device_close(&rt->dev);
     sb_free(&rt->log);
@@ -538,6 +549,20 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
         pthread_mutex_destroy(&rt->mu);
         free(rt);
         return TILEC_ERROR_OUT_OF_MEMORY;
+    }
+    /* staging's pool (runtime/stage.h): none where the driver has no pools
+     * (no staging, not an error) or TILEC_STAGE=0; TILEC_STAGE=1 stages
+     * every view it can (the tests' way to reach it with small shapes) */
+    const char *stage_env = getenv("TILEC_STAGE");
+    rt->stage_always = stage_env && strcmp(stage_env, "1") == 0;
+    if ((!stage_env || strcmp(stage_env, "0") != 0) && cu_ctx_enter(&rt->dev, &msg) == TILEC_SUCCESS) {
+        StrBuf why;
+        sb_init(&why);
+        tilecResult pt = cu_mem_pool_create(&rt->dev, &rt->stage_pool, &why);
+        if (pt != TILEC_SUCCESS && pt != TILEC_ERROR_NOT_FOUND)
+            sb_printf(&msg, "%snote: no staging of odd-stride views (runtime/stage.h)\n", why.data ? why.data : "");
+        sb_free(&why);
+        cu_ctx_leave();
     }
     *rtp = rt;
     return rt_done(rt, TILEC_SUCCESS, &msg);
@@ -843,13 +868,14 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     /* kernels with tensor maps take them, and their flags, after the
      * declared parameters (runtime/tmap.h); encoding needs the context */
     TcTmapArgs tmaps = {0};
-    if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &msg)) != TILEC_SUCCESS) {
+    TcStageCtx stage = {rt->stage_pool, (void *)stream, rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2]};
+    if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
     }
     t = cu_launch(mod->fns[i], g, k->threads, k->shared_bytes, (void *)stream, k->ntmaps ? tmaps.args : args, &msg);
+    tc_tmap_args_free(&tmaps); /* staged copies: freed on the stream, after the launch */
     cu_ctx_leave();
-    tc_tmap_args_free(&tmaps);
     if (t != TILEC_SUCCESS) {
         sb_printf(&msg, "while launching @%s on grid (%u, %u, %u) with %u threads and %u bytes of shared memory\n",
                   k->name, g[0], g[1], g[2], k->threads, k->shared_bytes);

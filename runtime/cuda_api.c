@@ -18,7 +18,7 @@
  * Optional entry points (required = 0 below) may be missing from an older
  * driver; their wrappers then return TILEC_ERROR_NOT_FOUND without a log
  * line, and the caller falls back (cuLink*: JIT at load; cuTensorMap*: the
- * kernel's own copies).
+ * kernel's own copies; stream-ordered memory: no staging, runtime/stage.h).
  */
 #include "runtime/cuda_api.h"
 
@@ -67,7 +67,13 @@
     X(LinkAddData, 6050, "cuLinkAddData_v2", 0)                        \
     X(LinkComplete, 5050, "cuLinkComplete", 0)                         \
     X(LinkDestroy, 5050, "cuLinkDestroy", 0)                          \
-    X(TensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0)
+    X(TensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0)        \
+    X(Memcpy2DAsync, 3020, "cuMemcpy2DAsync_v2", 0)                    \
+    X(MemPoolCreate, 11020, "cuMemPoolCreate", 0)                      \
+    X(MemPoolDestroy, 11020, "cuMemPoolDestroy", 0)                    \
+    X(MemPoolSetAttribute, 11020, "cuMemPoolSetAttribute", 0)          \
+    X(MemAllocFromPoolAsync, 11020, "cuMemAllocFromPoolAsync", 0)      \
+    X(MemFreeAsync, 11020, "cuMemFreeAsync", 0)
 
 static struct {
 #define X(f, v, dl, req) PFN_cu##f##_v##v f;
@@ -499,6 +505,76 @@ tilecResult cu_synchronize(void *stream, StrBuf *log)
     CUresult r = stream ? cu.StreamSynchronize((CUstream)stream) : cu.CtxSynchronize();
     return r == CUDA_SUCCESS ? TILEC_SUCCESS
                              : fail(log, stream ? "cuStreamSynchronize" : "cuCtxSynchronize", r, TILEC_ERROR_CUDA);
+}
+
+/* ---- stream-ordered memory (staging, runtime/stage.h) ------------------------ */
+
+tilecResult cu_mem_pool_create(const CuDevice *d, void **pool, StrBuf *log)
+{
+    *pool = NULL;
+    int supported = 0;
+    if (!cu.MemPoolCreate || !cu.MemPoolDestroy || !cu.MemPoolSetAttribute || !cu.MemAllocFromPoolAsync ||
+        !cu.MemFreeAsync || !cu.Memcpy2DAsync ||
+        cu.DeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, (CUdevice)d->handle) !=
+            CUDA_SUCCESS ||
+        !supported)
+        return TILEC_ERROR_NOT_FOUND;
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = d->handle;
+    CUmemoryPool p = NULL;
+    CUresult r = cu.MemPoolCreate(&p, &props);
+    if (r != CUDA_SUCCESS)
+        return fail(log, "cuMemPoolCreate", r, TILEC_ERROR_CUDA);
+    /* keep what was reserved across synchronizations: a launch that stages
+     * again reuses it instead of mapping it anew */
+    cuuint64_t keep = UINT64_MAX;
+    if ((r = cu.MemPoolSetAttribute(p, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep)) != CUDA_SUCCESS) {
+        (void)cu.MemPoolDestroy(p);
+        return fail(log, "cuMemPoolSetAttribute", r, TILEC_ERROR_CUDA);
+    }
+    *pool = p;
+    return TILEC_SUCCESS;
+}
+
+void cu_mem_pool_destroy(void *pool)
+{
+    /* memory still in use is released when its last free completes */
+    if (pool)
+        (void)cu.MemPoolDestroy((CUmemoryPool)pool);
+}
+
+tilecResult cu_mem_alloc_async(void *pool, uint64_t *p, size_t bytes, void *stream, StrBuf *log)
+{
+    CUdeviceptr d = 0;
+    CUresult r = cu.MemAllocFromPoolAsync(&d, bytes, (CUmemoryPool)pool, (CUstream)stream);
+    *p = r == CUDA_SUCCESS ? (uint64_t)d : 0;
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuMemAllocFromPoolAsync", r, TILEC_ERROR_CUDA);
+}
+
+tilecResult cu_mem_free_async(uint64_t p, void *stream, StrBuf *log)
+{
+    CUresult r = cu.MemFreeAsync((CUdeviceptr)p, (CUstream)stream);
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuMemFreeAsync", r, TILEC_ERROR_CUDA);
+}
+
+tilecResult cu_memcpy2d_dtod_async(uint64_t dst, size_t dpitch, uint64_t src, size_t spitch, size_t width,
+                                   size_t rows, void *stream, StrBuf *log)
+{
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = (CUdeviceptr)src;
+    c.srcPitch = spitch;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = (CUdeviceptr)dst;
+    c.dstPitch = dpitch;
+    c.WidthInBytes = width;
+    c.Height = rows;
+    CUresult r = cu.Memcpy2DAsync(&c, (CUstream)stream);
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuMemcpy2DAsync", r, TILEC_ERROR_CUDA);
 }
 
 /* ---- events ------------------------------------------------------------------ */

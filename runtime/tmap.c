@@ -4,9 +4,11 @@
  * Needs: the driver wrapper (cuda_api.h) for the encoding only; deciding
  * whether and how a map is encoded (tc_tmap_geometry) is pure.
  * Guarantees: the kernel sees flag bit i set only where map i holds what
- * cuTensorMapEncodeTiled wrote for the launch's own arguments; every other
- * map is 128 zero bytes. Nothing is kept between launches (the maps hold
- * the launch's addresses and extents).
+ * cuTensorMapEncodeTiled wrote for the launch's own arguments (for a staged
+ * view, stage.h: the copy's base and row stride, which the kernel is passed
+ * too); every other map is 128 zero bytes. Nothing is kept between launches
+ * (the maps hold the launch's addresses and extents; staged copies are
+ * freed on the launch's stream after it).
  */
 #include "runtime/tmap.h"
 
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "runtime/cuda_api.h"
+#include "runtime/stage.h"
 
 /* The TMA unit's limits on a global view (cuTensorMapEncodeTiled). */
 #define BASE_ALIGN 16u
@@ -147,20 +150,56 @@ void tc_tmap_geometry_str(const TcTmapGeometry *g, StrBuf *out)
 
 void tc_tmap_args_free(TcTmapArgs *a)
 {
+    StrBuf ignored; /* a failed free leaves the memory to the pool's destruction */
+    sb_init(&ignored);
+    for (unsigned i = 0; i < a->nstaged; i++)
+        (void)cu_mem_free_async(a->staged[i], a->stream, &ignored);
+    sb_free(&ignored);
     free(a->args);
     free(a->maps);
     memset(a, 0, sizeof *a);
 }
 
-/* Encodes the maps the arguments allow, setting their flag bits. */
-static tilecResult encode_maps(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, StrBuf *log)
+/* Stages map i's view where stage.h says so: its copy's base and row
+ * stride in place of the caller's (a->args). 1 when staged. */
+static int stage_map(TcTmapArgs *a, const TcKernelInfo *k, unsigned i, const TcStageCtx *stage, tilecResult *t,
+                     StrBuf *log)
+{
+    TcStagePlan plan;
+    *t = TILEC_SUCCESS;
+    if (!stage || !stage->pool ||
+        !tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, &plan))
+        return 0;
+    uint64_t buf;
+    if ((*t = tc_stage_copy(&plan, stage->pool, stage->stream, &buf, log)) != TILEC_SUCCESS || !buf)
+        return 0;
+    a->staged[a->nstaged++] = buf;
+    a->staged_args[i].base = buf;
+    a->staged_args[i].stride64 = plan.stride;
+    a->staged_args[i].stride32 = (int32_t)plan.stride;
+    a->args[plan.base_param] = &a->staged_args[i].base;
+    a->args[plan.stride_param] = k->params[plan.stride_param].elem == ELEM_I32 ? (void *)&a->staged_args[i].stride32
+                                                                             : (void *)&a->staged_args[i].stride64;
+    return 1;
+}
+
+/* Encodes the maps the arguments allow (staging views where that makes
+ * them encodable), setting their flag bits. */
+static tilecResult encode_maps(TcTmapArgs *a, const TcKernelInfo *k, const TcStageCtx *stage, StrBuf *log)
 {
     if (k->ntmaps > TC_TMAP_MAX) /* more than the flags word promises to cover: none */
         return TILEC_SUCCESS;
+    a->stream = stage ? stage->stream : NULL;
     for (unsigned i = 0; i < k->ntmaps; i++) {
         TcTmapGeometry g;
-        if (!tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
+        tilecResult st = TILEC_SUCCESS;
+        if (!tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g) &&
+            (!stage_map(a, k, i, stage, &st, log) ||
+             !tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g))) {
+            if (st != TILEC_SUCCESS)
+                return st;
             continue;
+        }
         StrBuf why;
         sb_init(&why);
         tilecResult t = cu_tensor_map_encode_tiled(a->maps + (size_t)i * TC_TMAP_BYTES, g.dtype, g.rank, g.base,
@@ -184,7 +223,8 @@ static tilecResult encode_maps(TcTmapArgs *a, const TcKernelInfo *k, void *const
     return TILEC_SUCCESS;
 }
 
-tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, StrBuf *log)
+tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
+                               StrBuf *log)
 {
     memset(a, 0, sizeof *a);
     size_t nargs = (size_t)k->nparams + k->ntmaps + 1;
@@ -202,7 +242,7 @@ tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const
     for (unsigned i = 0; i < k->ntmaps; i++)
         a->args[k->nparams + i] = a->maps + (size_t)i * TC_TMAP_BYTES;
     a->args[k->nparams + k->ntmaps] = &a->flags;
-    tilecResult t = encode_maps(a, k, args, log);
+    tilecResult t = encode_maps(a, k, stage, log);
     if (t != TILEC_SUCCESS)
         tc_tmap_args_free(a);
     return t;

@@ -64,14 +64,36 @@ typedef struct {
     void **args;          /* nparams + ntmaps + 1: what cuLaunchKernel takes */
     unsigned char *maps;  /* ntmaps * TC_TMAP_BYTES, 64-byte aligned */
     uint32_t flags;       /* bit i: map i was encoded */
+    /* staged views (runtime/stage.h): the values args points to in place
+     * of the caller's base and row stride, and the copies to free */
+    struct {
+        uint64_t base;
+        int64_t stride64;
+        int32_t stride32;
+    } staged_args[TC_TMAP_MAX];
+    uint64_t staged[TC_TMAP_MAX];
+    unsigned nstaged;
+    void *stream;
 } TcTmapArgs;
 
+/* Where and how a launch may stage views (runtime/stage.h): pool NULL (the
+ * driver has none, TILEC_STAGE=0): never. */
+typedef struct {
+    void *pool;
+    void *stream;
+    uint64_t programs; /* the grid's size */
+} TcStageCtx;
+
 /* Fills a for a launch of k with the caller's args (non-NULL for each
- * declared parameter); context current (the driver encodes in it). A
- * driver without cuTensorMapEncodeTiled encodes nothing (flags 0). OUT_OF_MEMORY, or CUDA when the driver refuses a map
- * (the log names the kernel, the map and its geometry); a is then empty.
- * tc_tmap_args_free releases a after the launch, on every path. */
-tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, StrBuf *log);
+ * declared parameter); context current (the driver encodes in it). A map
+ * that cannot be encoded as the arguments are is staged where stage.h says
+ * so. A driver without cuTensorMapEncodeTiled encodes nothing (flags 0).
+ * OUT_OF_MEMORY, or CUDA when the driver refuses a map (the log names the
+ * kernel, the map and its geometry) or a staging copy; a is then empty.
+ * tc_tmap_args_free releases a after the launch, on every path, with the
+ * context still current (it frees the staged copies on the stream). */
+tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
+                               StrBuf *log);
 void tc_tmap_args_free(TcTmapArgs *a);
 
 #endif

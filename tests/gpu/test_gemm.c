@@ -2,8 +2,9 @@
  * GEMM on the GPU against an fp64 host product, for every precision mode,
  * both targets (sm_80 PTX JIT-compiled for the device, and sm_90a), shapes
  * that are not multiples of the tile, transposed (strided) views, batches,
- * f16/bf16 inputs, Inf/NaN inputs, and examples/matmul_grouped.tir (its
- * 1-D grid in the grouped tile order).
+ * f16/bf16 inputs, Inf/NaN inputs, examples/matmul_grouped.tir (its
+ * 1-D grid in the grouped tile order), and the examples with row strides
+ * no tensor map describes, staged (runtime/stage.h).
  *
  * Each element is checked against a bound that scales with sum_k |a||b|:
  * a rounding-level error passes, a wrong element (layout or bounds bug)
@@ -293,8 +294,31 @@ static void run_dense(tilecRuntime rt, const Config *c, const char *src, const c
     }
     gpu_fill_f32(A, na, seed, -1.0f, 1.0f);
     gpu_fill_f32(B, nb, seed + 1, -1.0f, 1.0f);
+    int half = !strcmp(c->elem, "bf16"); /* the device gets bf16 A and B, the reference their values */
     tilecModule mod = load_with_copts(rt, src, file, c);
-    tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * na), dB = gpu_upload(rt, B, sizeof(float) * nb);
+    tilecDevicePtr dA, dB;
+    if (half) {
+        uint16_t *hb = malloc(2 * nb), *ha = malloc(2 * na);
+        if (!ha || !hb) {
+            fprintf(stderr, "FAIL: out of host memory\n");
+            exit(1);
+        }
+        for (size_t i = 0; i < na; i++) {
+            ha[i] = f32_to_bf16(A[i]);
+            A[i] = bf16_to_f32(ha[i]);
+        }
+        for (size_t i = 0; i < nb; i++) {
+            hb[i] = f32_to_bf16(B[i]);
+            B[i] = bf16_to_f32(hb[i]);
+        }
+        dA = gpu_upload(rt, ha, 2 * na);
+        dB = gpu_upload(rt, hb, 2 * nb);
+        free(ha);
+        free(hb);
+    } else {
+        dA = gpu_upload(rt, A, sizeof(float) * na);
+        dB = gpu_upload(rt, B, sizeof(float) * nb);
+    }
     tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * nc);
     gpu_poison(rt, dC, sizeof(float) * nc);
     int32_t Mi = M, Ni = N, Ki = K, la = lda, lb = ldb, lc = ldc, k0i = k0, c0i = c0;
@@ -304,8 +328,8 @@ static void run_dense(tilecRuntime rt, const Config *c, const char *src, const c
     gpu_download(rt, C, dC, sizeof(float) * nc);
     double tol = tolerance(c, K), worst;
     size_t bad = check_dense(A, lda, B, ldb, C, ldc, M, N, K, k0, c0, tol, &worst);
-    printf("%s %-10s f32 %s%dx%dx%d%s: worst |err|/sum|ab| %.3g (bound %.3g): %s\n", c->arch, c->precision, pre, M, N,
-           K, post, worst, tol, bad ? "FAIL" : "ok");
+    printf("%s %-10s %s %s%dx%dx%d%s: worst |err|/sum|ab| %.3g (bound %.3g): %s\n", c->arch, c->precision, c->elem,
+           pre, M, N, K, post, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
     tilecFree(rt, dA);
     tilecFree(rt, dB);
@@ -330,26 +354,75 @@ static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, ui
  * of tiles: 8 + 3) and whose last tile column is partial; row strides
  * 16-byte aligned (TMA where it applies). Every element of C is checked
  * against fp64, and C's padding columns must stay unwritten. */
-static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed)
+/* examples/NAME into src (8 KiB); 0 and a failure when it cannot be read. */
+static int read_example(const char *name, char *src, size_t cap)
 {
     const char *dir = getenv("TILEC_SOURCE_DIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/examples/matmul_grouped.tir", dir ? dir : ".");
+    snprintf(path, sizeof path, "%s/examples/%s", dir ? dir : ".", name);
     FILE *f = fopen(path, "rb");
-    static char src[8192];
-    size_t len = f ? fread(src, 1, sizeof src - 1, f) : 0;
+    size_t len = f ? fread(src, 1, cap - 1, f) : 0;
     if (f)
         fclose(f);
+    src[len] = 0;
     if (!len) {
         printf("FAIL: cannot read %s (set TILEC_SOURCE_DIR)\n", path);
         failures++;
-        return;
     }
-    src[len] = 0;
+    return len != 0;
+}
+
+static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed)
+{
+    static char src[8192];
+    if (!read_example("matmul_grouped.tir", src, sizeof src))
+        return;
     enum { M = 1300, N = 700, K = 200 };
     unsigned grid[3] = {((M + 127) / 128) * ((N + 255) / 256), 1, 1};
     run_dense(rt, c, src, "matmul_grouped.tir", "matmul_grouped", M, N, K, 200, 704, 708, 0, 0, grid, seed,
               "examples/matmul_grouped.tir ", "");
+}
+
+/* Staging (runtime/stage.h): examples/matmul.tir (128x128 tiles) and
+ * matmul_bf16.tir (128x256) with row strides that no tensor map describes
+ * (K + 2, N + 1, ...), on a runtime made with TILEC_STAGE=1, which stages
+ * every such view whatever its reuse; then (not quick) on the usual
+ * runtime, a shape whose views are read by enough programs to be staged by
+ * the default rule. Each checked like run_dense's: all of C. */
+static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
+{
+    static char f32_src[8192], bf16_src[8192];
+    if (!read_example("matmul.tir", f32_src, sizeof f32_src) || !read_example("matmul_bf16.tir", bf16_src, sizeof bf16_src))
+        return;
+    const char *old = getenv("TILEC_STAGE");
+    char saved[16];
+    snprintf(saved, sizeof saved, "%s", old ? old : "");
+    setenv("TILEC_STAGE", "1", 1);
+    tilecRuntime forced = gpu_open();
+    if (old)
+        setenv("TILEC_STAGE", saved, 1);
+    else
+        unsetenv("TILEC_STAGE");
+    enum { M = 300, N = 520, K = 333 };
+    static const char *const modes[] = {"tf32-rna", "tf32-rne", "tf32-trunc", "3xtf32"};
+    for (size_t p = 0; p < 4; p++) {
+        Config c = {"f32", modes[p], "sm_90a", 128, 128, 32, 8};
+        unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
+        run_dense(forced, &c, f32_src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed++,
+                  "examples/matmul.tir staged ", " (lda K + 2, ldb N + 1)");
+    }
+    Config h = {"bf16", "ieee", "sm_90a", 128, 256, 64, 8};
+    unsigned hgrid[3] = {(M + 127) / 128, (N + 255) / 256, 1};
+    run_dense(forced, &h, bf16_src, "matmul_bf16.tir", "matmul_bf16", M, N, K, K + 1, N + 3, N, 0, 0, hgrid, seed++,
+              "examples/matmul_bf16.tir staged ", " (lda K + 1, ldb N + 3)");
+    gpu_close(&forced);
+    if (quick)
+        return;
+    enum { BM = 2100, BN = 2100, BK = 100 }; /* 17 x 17 programs: each view read by 17.6 per element */
+    Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
+    unsigned grid[3] = {(BM + 127) / 128, (BN + 127) / 128, 1};
+    run_dense(rt, &c, f32_src, "matmul.tir", "matmul", BM, BN, BK, BK + 1, BN + 1, BN + 3, 0, 0, grid, seed,
+              "examples/matmul.tir ", " (lda K + 1, ldb N + 1: staged by the default rule)");
 }
 
 static tilecModule load_config(tilecRuntime rt, const Config *c)
@@ -445,6 +518,8 @@ int main(void)
             Config c = {"f32", precisions[p], archs[a], 128, 256, 32, 8};
             run_grouped_example(rt, &c, seed++);
         }
+    run_staged_cases(rt, quick, seed);
+    seed += 16;
     if (!quick) { /* the large case with the big tile of examples/matmul.tir */
         Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
         tilecModule mod = load_config(rt, &c);

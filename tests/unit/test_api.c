@@ -139,7 +139,8 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
     params_b[0] = (TirType){.kind = TY_SCALAR, .elem = ELEM_F32};
     tmaps_a[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_TF32, .box = {32, 128, 0}, .base_param = 0,
                           .d0 = {.param = 2, .value = 0}, .d1 = {.param = -1, .value = 4096 + seed},
-                          .s0 = {.param = 2, .value = 0}, .s1 = {.param = -1, .value = 1}};
+                          .s0 = {.param = 2, .value = 0}, .s1 = {.param = -1, .value = 1}, .stage = 1,
+                          .walk = 1, .across = (uint16_t)(40000 + seed)};
     tmaps_a[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = TC_TMAP_BF16, .batched = 1, .box = {8, 64, 65535},
                           .base_param = 1, .d0 = {.param = -1, .value = -((int64_t)1 << 40) - 3},
                           .d1 = {.param = -7, .value = INT64_MAX}, .s0 = {.param = 0, .value = INT64_MIN},
@@ -177,6 +178,9 @@ static void assert_tmap_eq(const TcTmap *a, const TcTmap *b)
     assert_tmap_scalar_eq(&a->s1, &b->s1);
     assert_tmap_scalar_eq(&a->db, &b->db);
     assert_tmap_scalar_eq(&a->sb, &b->sb);
+    ck_assert_uint_eq(a->stage, b->stage);
+    ck_assert_uint_eq(a->walk, b->walk);
+    ck_assert_uint_eq(a->across, b->across);
 }
 
 static void assert_entry_eq(const TcCacheEntry *a, const TcCacheEntry *b)

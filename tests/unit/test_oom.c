@@ -204,7 +204,7 @@ static int tmap_workload(int *oom_reported)
     int64_t ld = 64;
     void *args[3] = {&base, &m, &ld};
     TcTmapArgs a;
-    tilecResult r = tc_tmap_args_build(&a, &tmap_kernels[0], args, &log);
+    tilecResult r = tc_tmap_args_build(&a, &tmap_kernels[0], args, NULL, &log);
     if (r == TILEC_ERROR_OUT_OF_MEMORY)
         *oom_reported = 1;
     else

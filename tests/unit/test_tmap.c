@@ -456,7 +456,7 @@ START_TEST(launch_args)
     StrBuf log;
     sb_init(&log);
     TcTmapArgs a;
-    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, &log), TILEC_SUCCESS);
+    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, NULL, &log), TILEC_SUCCESS);
     check_layout(&a, &x, 3);
     ck_assert(all_zero(a.maps + TC_TMAP_BYTES, TC_TMAP_BYTES));
     if (have_context) {
@@ -474,14 +474,14 @@ START_TEST(launch_args)
 
     /* all three encodable */
     x.n = 128;
-    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, &log), TILEC_SUCCESS);
+    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, NULL, &log), TILEC_SUCCESS);
     check_layout(&a, &x, 3);
     ck_assert_uint_eq(a.flags, have_context ? 7u : 0u);
     tc_tmap_args_free(&a);
 
     /* none: a misaligned base */
     x.a = 0x10004;
-    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, &log), TILEC_SUCCESS);
+    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, NULL, &log), TILEC_SUCCESS);
     ck_assert_uint_eq(a.flags, 0);
     ck_assert(all_zero(a.maps, 3 * TC_TMAP_BYTES));
     tc_tmap_args_free(&a);
@@ -502,7 +502,7 @@ START_TEST(too_many_maps)
     StrBuf log;
     sb_init(&log);
     TcTmapArgs a;
-    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, &log), TILEC_SUCCESS);
+    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, NULL, &log), TILEC_SUCCESS);
     check_layout(&a, &x, TC_TMAP_MAX + 1);
     ck_assert_uint_eq(a.flags, 0);
     ck_assert(all_zero(a.maps, (TC_TMAP_MAX + 1) * TC_TMAP_BYTES));
@@ -525,7 +525,7 @@ START_TEST(driver_refuses)
     StrBuf log;
     sb_init(&log);
     TcTmapArgs a;
-    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, &log), TILEC_ERROR_CUDA);
+    ck_assert_int_eq(tc_tmap_args_build(&a, &k, x.args, NULL, &log), TILEC_ERROR_CUDA);
     ck_assert_ptr_null(a.args);
     ck_assert_ptr_null(a.maps);
     ck_assert_msg(log.data && strstr(log.data, "cuTensorMapEncodeTiled: CUDA_ERROR") &&

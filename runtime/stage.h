@@ -1,0 +1,56 @@
+/*
+ * Staging: a view whose rows the TMA unit cannot describe (a base or a row
+ * stride off 16 bytes: an 8191 x 8190 f32 matrix, a bf16 one with an odd
+ * column count) would make the kernel copy it element by element, at about
+ * half its speed (bench/NOTES.md v13). Where the kernel allows it
+ * (TcTmap.stage) and the view is read often enough to repay it,
+ * tilecLaunch instead copies the view, for that launch, into a buffer whose
+ * rows start on 16 bytes (cuMemcpy2DAsync on the launch's stream, from the
+ * runtime's own memory pool), and passes that buffer and its row stride in
+ * place of the view's base and row-stride arguments; the tensor map then
+ * describes the copy, and the buffer is freed on the stream after the
+ * launch. The copy reads the view once and writes it once; the kernel's
+ * results are the same bits either way (the same elements, read from
+ * another place). TILEC_STAGE=0 turns it off.
+ */
+#ifndef TILEC_STAGE_H
+#define TILEC_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/compiler.h"
+#include "tilec.h"
+
+/* A view is staged only where each of its elements is read by this many
+ * programs or more (estimated from the grid and the kernel's tile: programs
+ * x TcTmap.across / the extent across the loop): the copy costs about two
+ * reads of the view, and a view read by few programs (a GEMM with a narrow
+ * grid) has little time to win back. */
+#define TC_STAGE_MIN_REUSE 16
+
+typedef struct {
+    uint64_t src;           /* the view's base */
+    size_t src_pitch;       /* its row stride, in bytes */
+    size_t width, rows;     /* bytes per row, rows */
+    size_t pitch;           /* the copy's row stride in bytes: a multiple of 16 */
+    int64_t stride;         /* the same in elements: the row-stride argument's value */
+    unsigned base_param, stride_param;
+} TcStagePlan;
+
+/* Pure (no driver): 1 and *p when map m of a launch of `programs` programs
+ * with these arguments (as tc_tmap_geometry takes them) is to be staged: the
+ * kernel allows it (m->stage), the map cannot be encoded as it is but could
+ * with its base and row stride on 16 bytes, its rows do not overlap (row
+ * stride >= columns), the copy's size fits, and the view is read by at
+ * least TC_STAGE_MIN_REUSE programs per element. 0 otherwise. */
+int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args, uint64_t programs,
+                  TcStagePlan *p);
+
+/* Allocates the copy from pool on stream and enqueues the copy (context
+ * current). *dst = 0 and SUCCESS when the pool has no memory for it (the
+ * launch goes unstaged; the log says so); CUDA when the driver refuses the
+ * copy (nothing is left allocated). */
+tilecResult tc_stage_copy(const TcStagePlan *p, void *pool, void *stream, uint64_t *dst, StrBuf *log);
+
+#endif

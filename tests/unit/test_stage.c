@@ -1,0 +1,277 @@
+/*
+ * Staging (runtime/stage.c): which maps of which launches are staged, and
+ * the copy's geometry; and (compiler) which views a kernel lets the runtime
+ * stage (TcTmap.stage, walk, across). No driver: the copy itself is run by
+ * gpu_test_gemm's staged cases.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+#include "runtime/stage.h"
+#include "runtime/tmap.h"
+#include <stdio.h>
+
+/* (%A: ptr<f32>, %M: i32, %K: i32, %lda: i32, %ldb: i64, %H: ptr<bf16>) */
+enum { P_A, P_M, P_K, P_LDA, P_LDB, P_H, NPARAMS };
+static const TirType PARAMS[NPARAMS] = {
+    [P_A] = {.kind = TY_PTR, .elem = ELEM_F32},   [P_M] = {.kind = TY_SCALAR, .elem = ELEM_I32},
+    [P_K] = {.kind = TY_SCALAR, .elem = ELEM_I32}, [P_LDA] = {.kind = TY_SCALAR, .elem = ELEM_I32},
+    [P_LDB] = {.kind = TY_SCALAR, .elem = ELEM_I64}, [P_H] = {.kind = TY_PTR, .elem = ELEM_BF16},
+};
+
+typedef struct {
+    uint64_t a, h;
+    int32_t m, k, lda;
+    int64_t ldb;
+    void *args[NPARAMS];
+} Args;
+
+static void args_init(Args *x, uint64_t a, int32_t m, int32_t k, int32_t lda)
+{
+    *x = (Args){.a = a, .h = a, .m = m, .k = k, .lda = lda, .ldb = lda};
+    x->args[P_A] = &x->a;
+    x->args[P_M] = &x->m;
+    x->args[P_K] = &x->k;
+    x->args[P_LDA] = &x->lda;
+    x->args[P_LDB] = &x->ldb;
+    x->args[P_H] = &x->h;
+}
+
+static TcTmapScalar param(int p) { return (TcTmapScalar){.param = p, .value = 0}; }
+static TcTmapScalar constant(int64_t v) { return (TcTmapScalar){.param = -1, .value = v}; }
+
+/* A GEMM's A: M rows of K columns, row stride lda, the loop walking the
+ * columns, 128 rows a program. */
+static TcTmap a_map(void)
+{
+    return (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_F32, .box = {32, 128, 0}, .base_param = P_A,
+                    .d0 = param(P_M), .d1 = param(P_K), .s0 = param(P_LDA), .s1 = constant(1), .stage = 1,
+                    .walk = 1, .across = 128};
+}
+
+START_TEST(odd_stride_staged)
+{
+    Args x;
+    args_init(&x, 0x7f0000010000ull, 8191, 8190, 8190); /* 32760-byte rows */
+    TcTmap m = a_map();
+    TcStagePlan p;
+    /* 64 x 32 programs of 128 x 256: each element of A read by 32 */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 64 * 32, &p), 1);
+    ck_assert_uint_eq(p.src, 0x7f0000010000ull);
+    ck_assert_uint_eq(p.src_pitch, 32760);
+    ck_assert_uint_eq(p.width, 32760);
+    ck_assert_uint_eq(p.rows, 8191);
+    ck_assert_uint_eq(p.pitch, 32768);
+    ck_assert_int_eq(p.stride, 8192);
+    ck_assert_uint_eq(p.base_param, P_A);
+    ck_assert_uint_eq(p.stride_param, P_LDA);
+    /* with the copy's base and stride the map encodes */
+    uint64_t base = 0x7f0000200000ull;
+    int32_t stride = (int32_t)p.stride;
+    x.args[P_A] = &base;
+    x.args[P_LDA] = &stride;
+    TcTmapGeometry g;
+    ck_assert_int_eq(tc_tmap_geometry(&m, PARAMS, NPARAMS, x.args, &g), 1);
+    ck_assert_uint_eq(g.byte_strides[0], 32768);
+}
+END_TEST
+
+/* A map that encodes as it is, or that the kernel does not let the runtime
+ * stage, is not staged. */
+START_TEST(not_needed_or_not_allowed)
+{
+    Args x;
+    TcStagePlan p;
+    TcTmap m = a_map();
+    args_init(&x, 0x7f0000010000ull, 8192, 8192, 8192);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    args_init(&x, 0x7f0000010000ull, 8191, 8190, 8190);
+    m.stage = 0;
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    m = a_map();
+    m.batched = 1;
+    m.db = constant(1);
+    m.sb = constant(0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    m = a_map();
+    m.s0 = constant(8190); /* no parameter to pass the copy's stride in */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    m = a_map();
+    x.a = 0;
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+}
+END_TEST
+
+/* Only a view read by TC_STAGE_MIN_REUSE programs per element or more. */
+START_TEST(reuse_threshold)
+{
+    Args x;
+    TcStagePlan p;
+    TcTmap m = a_map();
+    args_init(&x, 0x7f0000010000ull, 1000, 333, 333);
+    /* programs x 128 / 1000 rows: 125 programs give 16, 124 give 15.9 */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 125, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 124, &p), 0);
+    /* walking rows (B): the extent across is the column count */
+    m.walk = 0;
+    m.across = 256;
+    /* programs x 256 / 333 columns >= 16: 21 programs */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 21, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 20, &p), 0);
+}
+END_TEST
+
+/* Rows that overlap (a stride below the column count) cannot be copied
+ * row by row; a misaligned base with an aligned stride is staged; strides
+ * round to 16 bytes of the element type; i64 strides as well. */
+START_TEST(geometry_cases)
+{
+    Args x;
+    TcStagePlan p;
+    TcTmap m = a_map();
+    args_init(&x, 0x7f0000010000ull, 300, 333, 300);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    args_init(&x, 0x7f0000010004ull, 300, 333, 336);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(p.stride, 336);
+    ck_assert_uint_eq(p.src_pitch, 336 * 4);
+    ck_assert_uint_eq(p.width, 333 * 4);
+    /* bf16: 8 elements in 16 bytes */
+    m.dtype = TC_TMAP_BF16;
+    m.base_param = P_H;
+    m.box[0] = 64;
+    args_init(&x, 0x7f0000010000ull, 300, 333, 335);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(p.stride, 336);
+    ck_assert_uint_eq(p.pitch, 672);
+    ck_assert_uint_eq(p.width, 666);
+    /* an i64 stride parameter */
+    m = a_map();
+    m.s0 = param(P_LDB);
+    args_init(&x, 0x7f0000010000ull, 300, 333, 335);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_uint_eq(p.stride_param, P_LDB);
+    ck_assert_int_eq(p.stride, 336);
+}
+END_TEST
+
+/* f32 panels need a column count that is a multiple of 8: staging does
+ * not change the columns, so it cannot help there. */
+START_TEST(panels_need_columns)
+{
+    Args x;
+    TcStagePlan p;
+    TcTmap m = {.kind = TC_TMAP_PANELS, .dtype = TC_TMAP_F32, .box = {8, 32, 16}, .base_param = P_A,
+                .d0 = param(P_M), .d1 = param(P_K), .s0 = param(P_LDA), .s1 = constant(1), .stage = 1,
+                .walk = 0, .across = 128};
+    args_init(&x, 0x7f0000010000ull, 300, 333, 335);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    args_init(&x, 0x7f0000010000ull, 300, 336, 337);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(p.stride, 336);
+}
+END_TEST
+
+/* The compiler's side: which views of a kernel may be staged. */
+static const char *const GEMM =
+    "kernel @mm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32,\n"
+    "           %lda: i32, %ldb: i32, %ldc: i32) warps(8) {\n"
+    "  %pm = program_id 0\n"
+    "  %pn = program_id 1\n"
+    "  %m0 = mul %pm, 128\n"
+    "  %n0 = mul %pn, 256\n"
+    "  %va = view %A [%M, %K] strides [%lda, 1]\n"
+    "  %vb = view %B [%K, %N] strides [%ldb, 1]\n"
+    "  %vc = view %C [%M, %N] strides [%ldc, 1]\n"
+    "  %z = zeros : tile<128x256xf32>\n"
+    "  %acc = for %k = 0 to %K step 32 iter(%c = %z) {\n"
+    "    %a = load %va[%m0, %k] : tile<128x32xf32>\n"
+    "    %b = load %vb[%k, %n0] : tile<32x256xf32>\n"
+    "    %d = dot %a, %b, %c : tile<128x256xf32>\n"
+    "    yield %d\n"
+    "  }\n"
+    "  STORE\n"
+    "}\n";
+
+/* Compiles GEMM with STORE replaced; the kernel's two maps. */
+static void maps_of(const char *store, TcTmap out[2])
+{
+    char src[2048];
+    const char *at = strstr(GEMM, "STORE");
+    snprintf(src, sizeof src, "%.*s%s%s", (int)(at - GEMM), GEMM, store, at + 5);
+    TcOptions o;
+    tc_options_default(&o);
+    o.keep_llvm_ir = 0;
+    TcResult r;
+    StrBuf log;
+    sb_init(&log);
+    int rc = tc_compile("mm.tir", src, strlen(src), &o, &r, &log);
+    ck_assert_msg(rc == 0, "%s", log.data ? log.data : "");
+    ck_assert_uint_eq(r.nkernels, 1);
+    ck_assert_uint_eq(r.kernels[0].ntmaps, 2);
+    memcpy(out, r.kernels[0].tmaps, 2 * sizeof *out);
+    tc_result_free(&r);
+    sb_free(&log);
+}
+
+/* A and B read through their views' loads alone, strides used once:
+ * both may be staged; A's loop walks its columns with 128 rows a program,
+ * B's its rows with 256 columns. */
+START_TEST(compiler_allows)
+{
+    TcTmap t[2];
+    maps_of("store %acc, %vc[%m0, %n0]", t);
+    ck_assert_uint_eq(t[0].stage, 1);
+    ck_assert_uint_eq(t[0].walk, 1);
+    ck_assert_uint_eq(t[0].across, 128);
+    ck_assert_uint_eq(t[1].stage, 1);
+    ck_assert_uint_eq(t[1].walk, 0);
+    ck_assert_uint_eq(t[1].across, 256);
+}
+END_TEST
+
+/* A view of A that is also stored to (writes would go to the copy), a
+ * second view of B's pointer, and a row stride used elsewhere (C's) each
+ * keep that view unstaged. */
+START_TEST(compiler_refuses)
+{
+    TcTmap t[2];
+    maps_of("store %acc, %va[%m0, %n0]", t);
+    ck_assert_uint_eq(t[0].stage, 0);
+    ck_assert_uint_eq(t[1].stage, 1);
+    maps_of("%vb2 = view %B [%M, %N] strides [%ldc, 1]\n  store %acc, %vb2[%m0, %n0]", t);
+    ck_assert_uint_eq(t[0].stage, 1);
+    ck_assert_uint_eq(t[1].stage, 0);
+    maps_of("%vc2 = view %C [%M, %N] strides [%lda, 1]\n  store %acc, %vc2[%m0, %n0]", t);
+    ck_assert_uint_eq(t[0].stage, 0);
+    ck_assert_uint_eq(t[1].stage, 1);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("stage");
+    TCase *p = tcase_create("plan");
+    tcase_add_test(p, odd_stride_staged);
+    tcase_add_test(p, not_needed_or_not_allowed);
+    tcase_add_test(p, reuse_threshold);
+    tcase_add_test(p, geometry_cases);
+    tcase_add_test(p, panels_need_columns);
+    suite_add_tcase(s, p);
+    TCase *c = tcase_create("compiler");
+    tcase_add_test(c, compiler_allows);
+    tcase_add_test(c, compiler_refuses);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_ENV);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
