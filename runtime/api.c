@@ -34,6 +34,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/cache.h"
+#include "runtime/stage.h"
 #include "runtime/cuda_api.h"
 #include "runtime/ptxas.h"
 #include "runtime/runtime.h"
@@ -65,6 +66,8 @@ struct tilecRuntime_st {
     tilecResult dead; /* creation failed: only GetLog / Destroy work */
     CuDevice dev;
     void *stage_pool; /* staging's memory (runtime/stage.h); NULL: no staging */
+    void *stage_mod;  /* its copy kernels' module */
+    TcStageKernels stage_kernels;
     int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
     TcCache *cache;
     StrBuf log;
@@ -492,6 +495,19 @@ void tc_runtime_tune_put(tilecRuntime rt, const uint8_t key[32], unsigned best)
     pthread_mutex_unlock(&rt->mu);
 }
 
+/* Staging's pool and kernels, where any (context current). */
+static void stage_close(tilecRuntime rt)
+{
+    StrBuf ignored;
+    sb_init(&ignored);
+    if (rt->stage_mod)
+        (void)cu_module_unload(rt->stage_mod, &ignored);
+    sb_free(&ignored);
+    cu_mem_pool_destroy(rt->stage_pool);
+    rt->stage_mod = rt->stage_pool = NULL;
+    rt->stage_kernels = (TcStageKernels){0};
+}
+
 static void rt_release(tilecRuntime rt)
 {
     pthread_mutex_lock(&rt->mu);
@@ -500,11 +516,11 @@ static void rt_release(tilecRuntime rt)
     if (left)
         return;
     tc_cache_free(rt->cache);
-    if (rt->stage_pool) {
+    if (rt->stage_pool || rt->stage_mod) {
         StrBuf ignored;
         sb_init(&ignored);
         if (cu_ctx_enter(&rt->dev, &ignored) == TILEC_SUCCESS) {
-            cu_mem_pool_destroy(rt->stage_pool);
+            stage_close(rt);
             cu_ctx_leave();
         }
         sb_free(&ignored);
@@ -514,6 +530,33 @@ static void rt_release(tilecRuntime rt)
     sb_free(&rt->log);
     pthread_mutex_destroy(&rt->mu);
     free(rt);
+}
+
+/* Staging (runtime/stage.h), for the kernels with tensor maps (compute
+ * capability 9.0): its pool and copy kernels. None (no staging, not an
+ * error) where the driver has no memory pools or TILEC_STAGE=0;
+ * TILEC_STAGE=1 stages every view it can (the tests' way to reach it with
+ * small shapes). */
+static void stage_open(tilecRuntime rt, StrBuf *msg)
+{
+    const char *env = getenv("TILEC_STAGE");
+    rt->stage_always = env && strcmp(env, "1") == 0;
+    if ((env && strcmp(env, "0") == 0) || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
+        cu_ctx_enter(&rt->dev, msg) != TILEC_SUCCESS)
+        return;
+    StrBuf why;
+    sb_init(&why);
+    tilecResult t = cu_mem_pool_create(&rt->dev, &rt->stage_pool, &why);
+    if (t == TILEC_SUCCESS && (t = cu_module_load_ptx(tc_stage_ptx, &rt->stage_mod, &why)) == TILEC_SUCCESS &&
+        (t = cu_module_function(rt->stage_mod, "tilec_stage_b32", &rt->stage_kernels.b32, &why)) == TILEC_SUCCESS)
+        t = cu_module_function(rt->stage_mod, "tilec_stage_b16", &rt->stage_kernels.b16, &why);
+    if (t != TILEC_SUCCESS) {
+        if (t != TILEC_ERROR_NOT_FOUND || why.len)
+            sb_printf(msg, "%snote: no staging of odd-stride views (runtime/stage.h)\n", why.data ? why.data : "");
+        stage_close(rt);
+    }
+    sb_free(&why);
+    cu_ctx_leave();
 }
 
 tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
@@ -550,20 +593,7 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
         free(rt);
         return TILEC_ERROR_OUT_OF_MEMORY;
     }
-    /* staging's pool (runtime/stage.h): none where the driver has no pools
-     * (no staging, not an error) or TILEC_STAGE=0; TILEC_STAGE=1 stages
-     * every view it can (the tests' way to reach it with small shapes) */
-    const char *stage_env = getenv("TILEC_STAGE");
-    rt->stage_always = stage_env && strcmp(stage_env, "1") == 0;
-    if ((!stage_env || strcmp(stage_env, "0") != 0) && cu_ctx_enter(&rt->dev, &msg) == TILEC_SUCCESS) {
-        StrBuf why;
-        sb_init(&why);
-        tilecResult pt = cu_mem_pool_create(&rt->dev, &rt->stage_pool, &why);
-        if (pt != TILEC_SUCCESS && pt != TILEC_ERROR_NOT_FOUND)
-            sb_printf(&msg, "%snote: no staging of odd-stride views (runtime/stage.h)\n", why.data ? why.data : "");
-        sb_free(&why);
-        cu_ctx_leave();
-    }
+    stage_open(rt, &msg);
     *rtp = rt;
     return rt_done(rt, TILEC_SUCCESS, &msg);
 }
@@ -868,7 +898,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     /* kernels with tensor maps take them, and their flags, after the
      * declared parameters (runtime/tmap.h); encoding needs the context */
     TcTmapArgs tmaps = {0};
-    TcStageCtx stage = {rt->stage_pool, (void *)stream, rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2]};
+    TcStageCtx stage = {rt->stage_pool, &rt->stage_kernels, (void *)stream,
+                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2]};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);

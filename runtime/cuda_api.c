@@ -68,7 +68,6 @@
     X(LinkComplete, 5050, "cuLinkComplete", 0)                         \
     X(LinkDestroy, 5050, "cuLinkDestroy", 0)                          \
     X(TensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0)        \
-    X(Memcpy2DAsync, 3020, "cuMemcpy2DAsync_v2", 0)                    \
     X(MemPoolCreate, 11020, "cuMemPoolCreate", 0)                      \
     X(MemPoolDestroy, 11020, "cuMemPoolDestroy", 0)                    \
     X(MemPoolSetAttribute, 11020, "cuMemPoolSetAttribute", 0)          \
@@ -514,7 +513,7 @@ tilecResult cu_mem_pool_create(const CuDevice *d, void **pool, StrBuf *log)
     *pool = NULL;
     int supported = 0;
     if (!cu.MemPoolCreate || !cu.MemPoolDestroy || !cu.MemPoolSetAttribute || !cu.MemAllocFromPoolAsync ||
-        !cu.MemFreeAsync || !cu.Memcpy2DAsync ||
+        !cu.MemFreeAsync ||
         cu.DeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, (CUdevice)d->handle) !=
             CUDA_SUCCESS ||
         !supported)
@@ -558,23 +557,6 @@ tilecResult cu_mem_free_async(uint64_t p, void *stream, StrBuf *log)
 {
     CUresult r = cu.MemFreeAsync((CUdeviceptr)p, (CUstream)stream);
     return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuMemFreeAsync", r, TILEC_ERROR_CUDA);
-}
-
-tilecResult cu_memcpy2d_dtod_async(uint64_t dst, size_t dpitch, uint64_t src, size_t spitch, size_t width,
-                                   size_t rows, void *stream, StrBuf *log)
-{
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.srcDevice = (CUdeviceptr)src;
-    c.srcPitch = spitch;
-    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.dstDevice = (CUdeviceptr)dst;
-    c.dstPitch = dpitch;
-    c.WidthInBytes = width;
-    c.Height = rows;
-    CUresult r = cu.Memcpy2DAsync(&c, (CUstream)stream);
-    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuMemcpy2DAsync", r, TILEC_ERROR_CUDA);
 }
 
 /* ---- events ------------------------------------------------------------------ */

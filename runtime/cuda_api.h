@@ -86,9 +86,6 @@ tilecResult cu_mem_pool_create(const CuDevice *d, void **pool, StrBuf *log);
 void cu_mem_pool_destroy(void *pool);
 tilecResult cu_mem_alloc_async(void *pool, uint64_t *p, size_t bytes, void *stream, StrBuf *log);
 tilecResult cu_mem_free_async(uint64_t p, void *stream, StrBuf *log);
-/* rows rows of width bytes, device to device, between pitches; on stream. */
-tilecResult cu_memcpy2d_dtod_async(uint64_t dst, size_t dpitch, uint64_t src, size_t spitch, size_t width,
-                                   size_t rows, void *stream, StrBuf *log);
 
 /* Events with timing (CUevent as void *); context current. cu_event_elapsed
  * waits for end, then gives the milliseconds from start to end;

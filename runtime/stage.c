@@ -2,7 +2,8 @@
  * Staging views whose rows TMA cannot describe (see stage.h).
  *
  * Needs: tc_tmap_geometry (tmap.h) for what the TMA unit takes; the driver
- * wrapper for the copy only.
+ * wrapper for the copy only (its kernels: tc_stage_ptx, loaded by the
+ * runtime).
  * Guarantees: a plan only for a map whose geometry fails as the launch
  * gives it and passes with the copy's base and stride; the copy holds the
  * view's rows, nothing else of the buffer is read.
@@ -100,12 +101,148 @@ int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void
     p->rows = (size_t)d0;
     p->pitch = (size_t)stride * esize;
     p->stride = stride;
+    p->esize = esize;
     p->base_param = m->base_param;
     p->stride_param = (unsigned)m->s0.param;
     return 1;
 }
 
-tilecResult tc_stage_copy(const TcStagePlan *p, void *pool, void *stream, uint64_t *dst, StrBuf *log)
+/* The copy, one kernel per element size: thread t of a row writes its
+ * 16-byte chunk t of the copy's row (zeros past the view's columns) from
+ * the view's elements read one by one (they start on any element), rows
+ * ctaid.y, ctaid.y + nctaid.y, ... Hand-written because the library call
+ * that fits (cuMemcpy2DAsync) copies an 8191 x 8190 f32 view at 1.67 TB/s
+ * (reads and writes) on the H200, this at 4.16 (3.58 for 2-byte elements),
+ * byte-identical (bench/NOTES.md v13); PTX for sm_80, JIT-compiled once
+ * per runtime. */
+const char tc_stage_ptx[] =
+    ".version 7.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    "\n"
+    ".visible .entry tilec_stage_b32(.param .u64 p_dst, .param .u64 p_dpitch, .param .u64 p_src, .param .u64 p_spitch,\n"
+    "                                .param .u64 p_cols, .param .u64 p_rows)\n"
+    "{\n"
+    "    .reg .pred %p<8>;\n"
+    "    .reg .b32 %r<16>;\n"
+    "    .reg .b64 %rd<24>;\n"
+    "    ld.param.u64 %rd1, [p_dst];\n"
+    "    ld.param.u64 %rd2, [p_dpitch];\n"
+    "    ld.param.u64 %rd3, [p_src];\n"
+    "    ld.param.u64 %rd4, [p_spitch];\n"
+    "    ld.param.u64 %rd5, [p_cols];\n"
+    "    ld.param.u64 %rd6, [p_rows];\n"
+    "    mov.u32 %r1, %ctaid.x;\n"
+    "    mov.u32 %r2, %ntid.x;\n"
+    "    mov.u32 %r3, %tid.x;\n"
+    "    mul.wide.u32 %rd7, %r1, %r2;\n"
+    "    cvt.u64.u32 %rd8, %r3;\n"
+    "    add.u64 %rd7, %rd7, %rd8;\n"
+    "    shl.b64 %rd9, %rd7, 2;\n"
+    "    setp.ge.u64 %p1, %rd9, %rd5;\n"
+    "    @%p1 bra DONE;\n"
+    "    mov.u32 %r4, %ctaid.y;\n"
+    "    cvt.u64.u32 %rd10, %r4;\n"
+    "    mov.u32 %r5, %nctaid.y;\n"
+    "    cvt.u64.u32 %rd11, %r5;\n"
+    "    shl.b64 %rd12, %rd9, 2;\n"
+    "    add.u64 %rd13, %rd9, 1;\n"
+    "    add.u64 %rd14, %rd9, 2;\n"
+    "    add.u64 %rd15, %rd9, 3;\n"
+    "    setp.lt.u64 %p2, %rd13, %rd5;\n"
+    "    setp.lt.u64 %p3, %rd14, %rd5;\n"
+    "    setp.lt.u64 %p4, %rd15, %rd5;\n"
+    "ROW:\n"
+    "    setp.ge.u64 %p5, %rd10, %rd6;\n"
+    "    @%p5 bra DONE;\n"
+    "    mad.lo.u64 %rd16, %rd10, %rd4, %rd3;\n"
+    "    add.u64 %rd16, %rd16, %rd12;\n"
+    "    mad.lo.u64 %rd17, %rd10, %rd2, %rd1;\n"
+    "    add.u64 %rd17, %rd17, %rd12;\n"
+    "    mov.b32 %r7, 0;\n"
+    "    mov.b32 %r8, 0;\n"
+    "    mov.b32 %r9, 0;\n"
+    "    ld.global.nc.b32 %r6, [%rd16];\n"
+    "    @%p2 ld.global.nc.b32 %r7, [%rd16+4];\n"
+    "    @%p3 ld.global.nc.b32 %r8, [%rd16+8];\n"
+    "    @%p4 ld.global.nc.b32 %r9, [%rd16+12];\n"
+    "    st.global.v4.b32 [%rd17], {%r6, %r7, %r8, %r9};\n"
+    "    add.u64 %rd10, %rd10, %rd11;\n"
+    "    bra ROW;\n"
+    "DONE:\n"
+    "    ret;\n"
+    "}\n"
+    "\n"
+    ".visible .entry tilec_stage_b16(.param .u64 p_dst, .param .u64 p_dpitch, .param .u64 p_src, .param .u64 p_spitch,\n"
+    "                                .param .u64 p_cols, .param .u64 p_rows)\n"
+    "{\n"
+    "    .reg .pred %p<12>;\n"
+    "    .reg .b16 %h<10>;\n"
+    "    .reg .b32 %r<16>;\n"
+    "    .reg .b64 %rd<24>;\n"
+    "    ld.param.u64 %rd1, [p_dst];\n"
+    "    ld.param.u64 %rd2, [p_dpitch];\n"
+    "    ld.param.u64 %rd3, [p_src];\n"
+    "    ld.param.u64 %rd4, [p_spitch];\n"
+    "    ld.param.u64 %rd5, [p_cols];\n"
+    "    ld.param.u64 %rd6, [p_rows];\n"
+    "    mov.u32 %r1, %ctaid.x;\n"
+    "    mov.u32 %r2, %ntid.x;\n"
+    "    mov.u32 %r3, %tid.x;\n"
+    "    mul.wide.u32 %rd7, %r1, %r2;\n"
+    "    cvt.u64.u32 %rd8, %r3;\n"
+    "    add.u64 %rd7, %rd7, %rd8;\n"
+    "    shl.b64 %rd9, %rd7, 3;\n"
+    "    setp.ge.u64 %p1, %rd9, %rd5;\n"
+    "    @%p1 bra DONE;\n"
+    "    mov.u32 %r4, %ctaid.y;\n"
+    "    cvt.u64.u32 %rd10, %r4;\n"
+    "    mov.u32 %r5, %nctaid.y;\n"
+    "    cvt.u64.u32 %rd11, %r5;\n"
+    "    shl.b64 %rd12, %rd9, 1;\n"
+    "    sub.u64 %rd13, %rd5, %rd9;\n"
+    "    setp.gt.u64 %p2, %rd13, 1;\n"
+    "    setp.gt.u64 %p3, %rd13, 2;\n"
+    "    setp.gt.u64 %p4, %rd13, 3;\n"
+    "    setp.gt.u64 %p5, %rd13, 4;\n"
+    "    setp.gt.u64 %p6, %rd13, 5;\n"
+    "    setp.gt.u64 %p7, %rd13, 6;\n"
+    "    setp.gt.u64 %p8, %rd13, 7;\n"
+    "ROW:\n"
+    "    setp.ge.u64 %p9, %rd10, %rd6;\n"
+    "    @%p9 bra DONE;\n"
+    "    mad.lo.u64 %rd16, %rd10, %rd4, %rd3;\n"
+    "    add.u64 %rd16, %rd16, %rd12;\n"
+    "    mad.lo.u64 %rd17, %rd10, %rd2, %rd1;\n"
+    "    add.u64 %rd17, %rd17, %rd12;\n"
+    "    mov.b16 %h1, 0;\n"
+    "    mov.b16 %h2, 0;\n"
+    "    mov.b16 %h3, 0;\n"
+    "    mov.b16 %h4, 0;\n"
+    "    mov.b16 %h5, 0;\n"
+    "    mov.b16 %h6, 0;\n"
+    "    mov.b16 %h7, 0;\n"
+    "    ld.global.nc.b16 %h0, [%rd16];\n"
+    "    @%p2 ld.global.nc.b16 %h1, [%rd16+2];\n"
+    "    @%p3 ld.global.nc.b16 %h2, [%rd16+4];\n"
+    "    @%p4 ld.global.nc.b16 %h3, [%rd16+6];\n"
+    "    @%p5 ld.global.nc.b16 %h4, [%rd16+8];\n"
+    "    @%p6 ld.global.nc.b16 %h5, [%rd16+10];\n"
+    "    @%p7 ld.global.nc.b16 %h6, [%rd16+12];\n"
+    "    @%p8 ld.global.nc.b16 %h7, [%rd16+14];\n"
+    "    mov.b32 %r6, {%h0, %h1};\n"
+    "    mov.b32 %r7, {%h2, %h3};\n"
+    "    mov.b32 %r8, {%h4, %h5};\n"
+    "    mov.b32 %r9, {%h6, %h7};\n"
+    "    st.global.v4.b32 [%rd17], {%r6, %r7, %r8, %r9};\n"
+    "    add.u64 %rd10, %rd10, %rd11;\n"
+    "    bra ROW;\n"
+    "DONE:\n"
+    "    ret;\n"
+    "}\n";
+
+tilecResult tc_stage_copy(const TcStagePlan *p, const TcStageKernels *k, void *pool, void *stream, uint64_t *dst,
+                          StrBuf *log)
 {
     *dst = 0;
     StrBuf why;
@@ -119,7 +256,14 @@ tilecResult tc_stage_copy(const TcStagePlan *p, void *pool, void *stream, uint64
         return TILEC_SUCCESS;
     }
     sb_free(&why);
-    tilecResult t = cu_memcpy2d_dtod_async(buf, p->pitch, p->src, p->src_pitch, p->width, p->rows, stream, log);
+    enum { THREADS = 128, MAX_GRID_Y = 65535 };
+    size_t per = 16 / p->esize, chunks = (p->width / p->esize + per - 1) / per;
+    unsigned grid[3] = {(unsigned)((chunks + THREADS - 1) / THREADS), p->rows < MAX_GRID_Y ? (unsigned)p->rows : MAX_GRID_Y,
+                        1};
+    uint64_t a_dst = buf, a_pitch = p->pitch, a_src = p->src, a_spitch = p->src_pitch, a_cols = p->width / p->esize,
+             a_rows = p->rows;
+    void *args[] = {&a_dst, &a_pitch, &a_src, &a_spitch, &a_cols, &a_rows};
+    tilecResult t = cu_launch(p->esize == 2 ? k->b16 : k->b32, grid, THREADS, 0, stream, args, log);
     if (t != TILEC_SUCCESS) {
         (void)cu_mem_free_async(buf, stream, log);
         return t;

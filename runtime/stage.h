@@ -5,8 +5,8 @@
  * half its speed (bench/NOTES.md v13). Where the kernel allows it
  * (TcTmap.stage) and the view is read often enough to repay it,
  * tilecLaunch instead copies the view, for that launch, into a buffer whose
- * rows start on 16 bytes (cuMemcpy2DAsync on the launch's stream, from the
- * runtime's own memory pool), and passes that buffer and its row stride in
+ * rows start on 16 bytes (a copy kernel on the launch's stream, into memory
+ * from the runtime's own pool), and passes that buffer and its row stride in
  * place of the view's base and row-stride arguments; the tensor map then
  * describes the copy, and the buffer is freed on the stream after the
  * launch. The copy reads the view once and writes it once; the kernel's
@@ -35,6 +35,7 @@ typedef struct {
     size_t width, rows;     /* bytes per row, rows */
     size_t pitch;           /* the copy's row stride in bytes: a multiple of 16 */
     int64_t stride;         /* the same in elements: the row-stride argument's value */
+    unsigned esize;         /* bytes per element: 2 or 4 */
     unsigned base_param, stride_param;
 } TcStagePlan;
 
@@ -47,10 +48,18 @@ typedef struct {
 int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args, uint64_t programs,
                   TcStagePlan *p);
 
-/* Allocates the copy from pool on stream and enqueues the copy (context
- * current). *dst = 0 and SUCCESS when the pool has no memory for it (the
- * launch goes unstaged; the log says so); CUDA when the driver refuses the
- * copy (nothing is left allocated). */
-tilecResult tc_stage_copy(const TcStagePlan *p, void *pool, void *stream, uint64_t *dst, StrBuf *log);
+/* PTX of the copy kernels, tilec_stage_b32 and tilec_stage_b16 (for
+ * sm_80 and later), which the runtime loads once (TcStageKernels). */
+extern const char tc_stage_ptx[];
+typedef struct {
+    void *b32, *b16; /* CUfunction */
+} TcStageKernels;
+
+/* Allocates the copy from pool on stream and enqueues the copy kernel
+ * (context current). *dst = 0 and SUCCESS when the pool has no memory for
+ * it (the launch goes unstaged; the log says so); LAUNCH (CUDA) when the
+ * driver refuses the copy (nothing is left allocated). */
+tilecResult tc_stage_copy(const TcStagePlan *p, const TcStageKernels *k, void *pool, void *stream, uint64_t *dst,
+                          StrBuf *log);
 
 #endif

@@ -167,11 +167,11 @@ static int stage_map(TcTmapArgs *a, const TcKernelInfo *k, unsigned i, const TcS
 {
     TcStagePlan plan;
     *t = TILEC_SUCCESS;
-    if (!stage || !stage->pool ||
+    if (!stage || !stage->pool || !stage->kernels ||
         !tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, &plan))
         return 0;
     uint64_t buf;
-    if ((*t = tc_stage_copy(&plan, stage->pool, stage->stream, &buf, log)) != TILEC_SUCCESS || !buf)
+    if ((*t = tc_stage_copy(&plan, stage->kernels, stage->pool, stage->stream, &buf, log)) != TILEC_SUCCESS || !buf)
         return 0;
     a->staged[a->nstaged++] = buf;
     a->staged_args[i].base = buf;

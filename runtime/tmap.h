@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "compiler/compiler.h"
+#include "runtime/stage.h"
 #include "tilec.h"
 
 #define TC_TMAP_BYTES 128 /* a CUtensorMap, passed by value */
@@ -80,6 +81,7 @@ typedef struct {
  * driver has none, TILEC_STAGE=0): never. */
 typedef struct {
     void *pool;
+    const TcStageKernels *kernels;
     void *stream;
     uint64_t programs; /* the grid's size */
 } TcStageCtx;

@@ -1,14 +1,16 @@
 /*
  * Staging (runtime/stage.c): which maps of which launches are staged, and
  * the copy's geometry; and (compiler) which views a kernel lets the runtime
- * stage (TcTmap.stage, walk, across). No driver: the copy itself is run by
- * gpu_test_gemm's staged cases.
+ * stage (TcTmap.stage, walk, across); the copy kernels assemble. No
+ * driver: the copy itself is run by gpu_test_gemm's staged cases.
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "runtime/ptxas.h"
 #include "runtime/stage.h"
 #include "runtime/tmap.h"
 #include <stdio.h>
@@ -250,6 +252,30 @@ START_TEST(compiler_refuses)
 }
 END_TEST
 
+/* The copy kernels' PTX passes ptxas (the toolkit's, where installed) for
+ * sm_80 and sm_90, and names both entries. */
+START_TEST(copy_kernels_assemble)
+{
+    ck_assert_ptr_nonnull(strstr(tc_stage_ptx, ".entry tilec_stage_b32("));
+    ck_assert_ptr_nonnull(strstr(tc_stage_ptx, ".entry tilec_stage_b16("));
+    const char *ptxas = ptxas_path();
+    if (!ptxas) {
+        printf("copy_kernels_assemble: no ptxas here, PTX not assembled\n");
+        return;
+    }
+    for (int cc = 80; cc <= 90; cc += 10) {
+        void *cubin = NULL;
+        size_t n = 0;
+        StrBuf log;
+        sb_init(&log);
+        tilecResult r = ptxas_compile(ptxas, tc_stage_ptx, strlen(tc_stage_ptx), cc / 10, cc % 10, &cubin, &n, &log);
+        ck_assert_msg(r == TILEC_SUCCESS && n > 0, "ptxas sm_%d: %s", cc, log.data ? log.data : "");
+        free(cubin);
+        sb_free(&log);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("stage");
@@ -259,6 +285,7 @@ static Suite *suite(void)
     tcase_add_test(p, reuse_threshold);
     tcase_add_test(p, geometry_cases);
     tcase_add_test(p, panels_need_columns);
+    tcase_add_test(p, copy_kernels_assemble);
     suite_add_tcase(s, p);
     TCase *c = tcase_create("compiler");
     tcase_add_test(c, compiler_allows);
