@@ -5,7 +5,7 @@
  * half its speed (bench/NOTES.md v13). Where the kernel allows it
  * (TcTmap.stage) and the view is read often enough to repay it,
  * tilecLaunch instead copies the view, for that launch, into a buffer whose
- * rows start on 16 bytes (a copy kernel on the launch's stream, into memory
+ * rows start on 128 bytes (a copy kernel on the launch's stream, into memory
  * from the runtime's own pool), and passes that buffer and its row stride in
  * place of the view's base and row-stride arguments; the tensor map then
  * describes the copy, and the buffer is freed on the stream after the
@@ -33,7 +33,7 @@ typedef struct {
     uint64_t src;           /* the view's base */
     size_t src_pitch;       /* its row stride, in bytes */
     size_t width, rows;     /* bytes per row, rows */
-    size_t pitch;           /* the copy's row stride in bytes: a multiple of 16 */
+    size_t pitch;           /* the copy's row stride in bytes: a multiple of 128 */
     int64_t stride;         /* the same in elements: the row-stride argument's value */
     unsigned esize;         /* bytes per element: 2 or 4 */
     unsigned base_param, stride_param;

@@ -127,7 +127,7 @@ END_TEST
 
 /* Rows that overlap (a stride below the column count) cannot be copied
  * row by row; a misaligned base with an aligned stride is staged; strides
- * round to 16 bytes of the element type; i64 strides as well. */
+ * round up to 128 bytes of the element type; i64 strides as well. */
 START_TEST(geometry_cases)
 {
     Args x;
@@ -137,17 +137,18 @@ START_TEST(geometry_cases)
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
     args_init(&x, 0x7f0000010004ull, 300, 333, 336);
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
-    ck_assert_int_eq(p.stride, 336);
+    ck_assert_int_eq(p.stride, 352);
+    ck_assert_uint_eq(p.pitch, 352 * 4);
     ck_assert_uint_eq(p.src_pitch, 336 * 4);
     ck_assert_uint_eq(p.width, 333 * 4);
-    /* bf16: 8 elements in 16 bytes */
+    /* bf16: 64 elements in 128 bytes */
     m.dtype = TC_TMAP_BF16;
     m.base_param = P_H;
     m.box[0] = 64;
     args_init(&x, 0x7f0000010000ull, 300, 333, 335);
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
-    ck_assert_int_eq(p.stride, 336);
-    ck_assert_uint_eq(p.pitch, 672);
+    ck_assert_int_eq(p.stride, 384);
+    ck_assert_uint_eq(p.pitch, 768);
     ck_assert_uint_eq(p.width, 666);
     /* an i64 stride parameter */
     m = a_map();
@@ -155,7 +156,7 @@ START_TEST(geometry_cases)
     args_init(&x, 0x7f0000010000ull, 300, 333, 335);
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
     ck_assert_uint_eq(p.stride_param, P_LDB);
-    ck_assert_int_eq(p.stride, 336);
+    ck_assert_int_eq(p.stride, 352);
 }
 END_TEST
 
@@ -172,7 +173,7 @@ START_TEST(panels_need_columns)
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
     args_init(&x, 0x7f0000010000ull, 300, 336, 337);
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
-    ck_assert_int_eq(p.stride, 336);
+    ck_assert_int_eq(p.stride, 352);
 }
 END_TEST
 
