@@ -120,7 +120,9 @@ TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, si
  * An sm_90a kernel with a wgmma GEMM loop may take TMA tensor maps in
  * hidden parameters after its declared ones (the default; -fno-wgmma-tma:
  * none): tilecLaunch encodes and adds them from args (docs/TIR.md, "Kernel
- * parameters at launch"). */
+ * parameters at launch"). Where a view's rows are not on 16 bytes, it may
+ * copy that view for the launch into memory of its own, on the same stream,
+ * and pass the copy instead (docs/TIR.md, "Staging"; TILEC_STAGE=0: never). */
 TILEC_API tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid[3],
                                   tilecStream stream, void **args);
 TILEC_API tilecResult tilecModuleUnload(tilecModule *mod);
