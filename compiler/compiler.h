@@ -37,12 +37,7 @@ typedef struct {
                                 * issue a wgmma group per two k8 steps and wait only for the group
                                 * before (wait_group 1), so a group's fragments load while the group
                                 * before runs, across stages too; not at BM 256 (m64n256 wgmmas:
-                                * 256x128 -40% on the H200, bench/NOTES.md v13) */
-    int wgmma_3x_step_sums;    /* sm_90a (default on; -fno-wgmma-3x-step-sums): the swapped product's
-                                * 3xtf32 consumers sum each stage's products apart, then add them to
-                                * C's accumulators in fp32 (the tensor cores' own adds then span 32
-                                * k only), where the registers hold both sets (wgmma_3x_step_sums);
-                                * else, and with -fno-, straight into C's accumulators */
+                                * 256x128 -40% for tf32-rna on the H200, bench/NOTES.md v13, v14) */
     int wgmma_ffma;            /* sm_90a (default on; -fno-wgmma-ffma): ieee dots on the pipeline too, its
                                 * consumers computing with fp32 FMAs from the stages */
     int wgmma_half;            /* sm_90a (default on; -fno-wgmma-half): f16/bf16 dots on the pipeline,
@@ -202,11 +197,6 @@ uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
  * tr x tc threads, each 8 columns in two runs of 4 and BM / tr rows, at
  * most 64 accumulators; 0 where the tile does not fit that. */
 int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc);
-/* Whether the swapped product's 3xtf32 consumers sum each stage's products
- * apart (a second accumulator set, added to C's with one fp32 add a stage):
- * where -fwgmma-3x-step-sums (default) and the accumulators fit twice in
- * 128 registers; else the products go straight into C's accumulators. */
-int wgmma_3x_step_sums(uint32_t bm, uint32_t bn, uint32_t warps, const TcOptions *o);
 
 /* lower_wgmma_tma.c: the tensor maps kernel k takes in hidden parameters
  * (after its own; then a u32 of flags): A's and B's of its pipeline where

@@ -456,16 +456,13 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                       : P->round_b ? "; A and B rounded in shared memory by the producers"
                                    : "; A rounded (split) in shared memory by the producers, B by the consumers "
                                      "in registers";
-    const char *sums = P->copies != 3 || !P->swapped ? ""
-                       : P->step_sums           ? "; each stage's products summed apart, then added in fp32"
-                                                : "; the products straight into the accumulators";
-    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s",
+    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s",
                 P->bm, P->bn, P->stages, P->consumers / WARPGROUP, P->producers, P->producers > 1 ? "s" : "",
                 P->roles ? " (one issues the copies, one finishes each step)" : "",
                 P->tma ? "; TMA copies through tensor maps in hidden parameters (the kernel's own copies where a "
                          "launch gives none)"
                        : "",
-                P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how, sums,
+                P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "");
 }
 
@@ -511,9 +508,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
          * Without TMA it measured +4-6% or -12% at 128x256 from run to run,
          * -8-10% at 256x128 (bench/NOTES.md v8, v9); with TMA tf32-rna
          * 128x256 +6-11%, rne within noise (v12); 256x128 (m64n256
-         * wgmmas) -40% for rna, -2% to -14% for rne (v13) */
-        P.step_sums = P.copies == 3 && wgmma_3x_step_sums(P.bm, P.bn, P.consumers / 32, L->o);
-        P.k_overlap = L->o->wgmma_k_overlap && !P.step_sums && P.prec != PREC_IEEE && P.bm <= 128;
+         * wgmmas) -40% for rna (v13; without it 251.4 / 237.9 against 150.5 /
+         * 155.4 at 4096^3 / 8192^3, v14) */
+        P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE && P.bm <= 128;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         P.b128 = P.tma && L->o->wgmma_tma_b128;
         P.direct = P.tma && L->o->wgmma_tma_direct && (P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE);

@@ -45,8 +45,6 @@ typedef struct {
     int k_overlap;        /* swapped, tf32 modes (default; -fno-wgmma-k-overlap): a wgmma group per 2 k8 steps, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
-    int step_sums;        /* swapped 3xtf32: each stage's products summed apart, then added to C's
-                           * accumulators in fp32 (wgmma_3x_step_sums); else straight into them */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
     TirElem elem;         /* ss: the inputs' element type */

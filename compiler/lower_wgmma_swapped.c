@@ -682,9 +682,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
      * group waits, so the next group's fragments load while one runs; with
      * k_overlap every group (two k8 steps: one each was 5-10% slower than
      * waiting per stage, bench/NOTES.md v8) waits for the one before only */
-    uint32_t kg = P->copies == 3 && !P->step_sums ? 1 : P->copies == 3 || P->split || P->k_overlap ? 2 : 4;
+    uint32_t kg = P->copies == 3 || P->split || P->k_overlap ? 2 : 4;
     LLVMValueRef *part = acc;
-    if (P->step_sums) { /* this stage's products apart, then one RN add (as transposed_stage) */
+    if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);
         if (!part)
             return;
@@ -714,7 +714,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
         for (uint32_t r = 0; ahead && r < P->blocks; r++)
             swp_load_frags(P, base, bfrag, r, j0 + kg, kg, raw[r]);
         int pending = P->k_overlap ? 1 : !P->split || j0 + kg == 4 ? 0 : WG_NO_WAIT;
-        swp_mma_group(P, f, j0, kg, da, part, nacc, P->step_sums && j0 == 0, pending);
+        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, pending);
         if (P->k_overlap && j0 == 0) /* the stage before has no group in flight now */
             wg_bar_arrive_if(L, rel_addr, rel_if);
         for (uint32_t r = 0; more && r < P->blocks; r++) {
@@ -723,7 +723,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
             swp_round_frags(P, raw[r], r, kg, f);
         }
     }
-    if (P->step_sums)
+    if (P->copies == 3)
         for (uint32_t r = 0; r < nacc; r++)
             acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
 }

@@ -27,7 +27,6 @@ void tc_options_default(TcOptions *o)
     o->wgmma_tma = 1;       /* tf32-rne 1.4x at 128x256; zero maps are safe (docs/TIR.md, bench/NOTES.md v10, v11) */
     o->wgmma_tma_b128 = 1;  /* with -fwgmma-tma: 8-column panels were slower than no TMA (bench/NOTES.md v10) */
     o->wgmma_k_overlap = 1; /* tf32-rna 128x256 +6% to +11% on the H200 (bench/NOTES.md v12) */
-    o->wgmma_3x_step_sums = 1; /* 3xtf32's error 0.23-0.27x SGEMM's with them (bench/NOTES.md v12) */
     o->wgmma_tma_direct = 0; /* experimental: passes gpu_test_gemm, timings mixed (bench/NOTES.md v11, v12) */
     o->keep_llvm_ir = 1;
 }
@@ -51,7 +50,6 @@ static const struct {
     {"wgmma-split-stage", offsetof(TcOptions, wgmma_split)},
     {"wgmma-round-b", offsetof(TcOptions, wgmma_round_b)},
     {"wgmma-k-overlap", offsetof(TcOptions, wgmma_k_overlap)},
-    {"wgmma-3x-step-sums", offsetof(TcOptions, wgmma_3x_step_sums)},
     {"wgmma-ffma", offsetof(TcOptions, wgmma_ffma)},
     {"wgmma-half", offsetof(TcOptions, wgmma_half)},
     {"wgmma-half-two-producers", offsetof(TcOptions, wgmma_half_two_producers)},
@@ -178,8 +176,6 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fno-wgmma-split-stage");
     if (!o->wgmma_k_overlap)
         sb_puts(out, " -fno-wgmma-k-overlap");
-    if (!o->wgmma_3x_step_sums)
-        sb_puts(out, " -fno-wgmma-3x-step-sums");
     if (!o->wgmma_ffma)
         sb_puts(out, " -fno-wgmma-ffma");
     if (!o->wgmma_half)

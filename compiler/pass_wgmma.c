@@ -17,10 +17,9 @@
  * defined outside the loop; the dot has no {accumulate = rn}; padding 0;
  * warps(4) or warps(8) (one or two consumer warpgroups). The swapped
  * product (the default): BM 64..256 (wgmma's N), BN a multiple of 64 per
- * consumer warpgroup up to 256, the accumulators within 128 registers
- * (3xtf32 sums each stage's products apart where they fit twice,
- * wgmma_3x_step_sums), at least two stages in shared memory (the A operand
- * three times for 3xtf32). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
+ * consumer warpgroup up to 256, the accumulators within 128 registers (64
+ * for 3xtf32), at least two stages in shared memory (the A operand three
+ * times for 3xtf32). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
  * B operand three times for 3xtf32, producers * lag < stages. ieee (the
  * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM
  * 64..256 and a thread grid from wgmma_ffma_grid(). f16/bf16 inputs
@@ -97,23 +96,19 @@ uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint
 
 /* The swapped product's shapes: the A tile is wgmma's N (64..256), B's
  * columns split over the consumer warpgroups in blocks of 64 (wgmma's M),
- * and the accumulators fit in 128 registers. */
-/* The accumulator registers per consumer thread, where BN splits into
- * 64-column blocks over the consumer warpgroups (else 0). */
-static uint32_t swapped_acc_regs(uint32_t bm, uint32_t bn, uint32_t warps)
+ * and the accumulators (twice for 3xtf32: the per-step sums) fit in 128
+ * registers. */
+/* The accumulator registers per consumer thread (twice for 3xtf32), where
+ * BN splits into 64-column blocks over the consumer warpgroups (else 0). */
+static uint32_t swapped_acc_regs(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecision p)
 {
     uint32_t nc = warps / 4;
-    return bn % (64 * nc) ? 0 : bn / (64 * nc) * bm / 2;
+    return bn % (64 * nc) ? 0 : bn / (64 * nc) * bm / 2 * (p == PREC_3XTF32 ? 2u : 1u);
 }
 
-int wgmma_3x_step_sums(uint32_t bm, uint32_t bn, uint32_t warps, const TcOptions *o)
+static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecision p)
 {
-    return o->wgmma_3x_step_sums && swapped_acc_regs(bm, bn, warps) <= 64u;
-}
-
-static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps)
-{
-    uint32_t acc = swapped_acc_regs(bm, bn, warps);
+    uint32_t acc = swapped_acc_regs(bm, bn, warps, p);
     return bm >= 64 && bm <= 256 && bn <= 256 && acc && acc <= 128u;
 }
 
@@ -292,11 +287,12 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
     if (o->wgmma_swapped) {
         *what = p == PREC_IEEE ? "the FMA consumers" : "the swapped product";
-        if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps))
+        if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps, p))
             return not_taken(why, n, "the swapped product takes BM 64..256 and BN a multiple of %u up to 256, "
-                                     "with its accumulators within 128 registers per consumer thread (here "
+                                     "with its accumulators%s within 128 registers per consumer thread (here "
                                      "%ux%u with %u warps: %u)",
-                             64 * (k->warps / 4), bm, bn, k->warps, swapped_acc_regs(bm, bn, k->warps));
+                             64 * (k->warps / 4), p == PREC_3XTF32 ? " (twice for 3xtf32)" : "", bm, bn, k->warps,
+                             swapped_acc_regs(bm, bn, k->warps, p));
         while (stages > 1 && wgmma_swapped_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
             stages--;
         if (stages < 2)
