@@ -541,6 +541,8 @@ static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
     const char *env = getenv("TILEC_STAGE");
     rt->stage_always = env && strcmp(env, "1") == 0;
+    if (env && strcmp(env, "0") && strcmp(env, "1"))
+        sb_printf(msg, "note: TILEC_STAGE=%s is neither 0 nor 1: staging by the default rule\n", env);
     if ((env && strcmp(env, "0") == 0) || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
         cu_ctx_enter(&rt->dev, msg) != TILEC_SUCCESS)
         return;
@@ -912,8 +914,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                   k->name, g[0], g[1], g[2], k->threads, k->shared_bytes);
         return rt_fail(rt, t, &msg);
     }
-    sb_free(&msg);
-    return TILEC_SUCCESS;
+    return rt_done(rt, TILEC_SUCCESS, &msg); /* its notes (a view staged or not) */
 }
 
 tilecResult tilecModuleUnload(tilecModule *mod)
@@ -955,6 +956,26 @@ tilecResult tilecModuleUnload(tilecModule *mod)
         return rt_done((rt), t_, &msg_);                      \
     } while (0)
 
+/* cuMemAlloc; when the device is out of memory and staging's pool holds
+ * some that no copy uses (it keeps what it reserved), that is given back
+ * and the allocation tried once more. */
+static tilecResult mem_alloc(tilecRuntime rt, uint64_t *p, size_t bytes, StrBuf *msg)
+{
+    int oom = 0;
+    StrBuf first;
+    sb_init(&first);
+    tilecResult t = cu_mem_alloc(p, bytes, &oom, &first);
+    if (t != TILEC_SUCCESS && oom && rt->stage_pool) {
+        cu_mem_pool_trim(rt->stage_pool);
+        sb_free(&first);
+        t = cu_mem_alloc(p, bytes, NULL, &first);
+    }
+    if (first.len)
+        sb_putn(msg, first.data, first.len);
+    sb_free(&first);
+    return t;
+}
+
 tilecResult tilecMalloc(tilecRuntime rt, tilecDevicePtr *p, size_t bytes)
 {
     if (!rt || !p)
@@ -966,7 +987,7 @@ tilecResult tilecMalloc(tilecRuntime rt, tilecDevicePtr *p, size_t bytes)
         sb_puts(&msg, "tilecMalloc: zero bytes asked for\n");
         return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
     }
-    IN_CONTEXT(rt, cu_mem_alloc(p, bytes, msg));
+    IN_CONTEXT(rt, mem_alloc(rt, p, bytes, msg));
 }
 
 tilecResult tilecFree(tilecRuntime rt, tilecDevicePtr p)

@@ -72,7 +72,8 @@
     X(MemPoolDestroy, 11020, "cuMemPoolDestroy", 0)                    \
     X(MemPoolSetAttribute, 11020, "cuMemPoolSetAttribute", 0)          \
     X(MemAllocFromPoolAsync, 11020, "cuMemAllocFromPoolAsync", 0)      \
-    X(MemFreeAsync, 11020, "cuMemFreeAsync", 0)
+    X(MemFreeAsync, 11020, "cuMemFreeAsync", 0)                        \
+    X(MemPoolTrimTo, 11020, "cuMemPoolTrimTo", 0)
 
 static struct {
 #define X(f, v, dl, req) PFN_cu##f##_v##v f;
@@ -462,11 +463,13 @@ tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsign
 
 /* ---- memory ----------------------------------------------------------------- */
 
-tilecResult cu_mem_alloc(uint64_t *p, size_t bytes, StrBuf *log)
+tilecResult cu_mem_alloc(uint64_t *p, size_t bytes, int *oom, StrBuf *log)
 {
     CUdeviceptr d = 0;
     CUresult r = cu.MemAlloc(&d, bytes);
     *p = r == CUDA_SUCCESS ? (uint64_t)d : 0;
+    if (oom)
+        *oom = r == CUDA_ERROR_OUT_OF_MEMORY;
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         fail(log, "cuMemAlloc", r, TILEC_ERROR_CUDA);
         sb_printf(log, "note: %zu bytes of device memory were asked for\n", bytes);
@@ -536,6 +539,12 @@ tilecResult cu_mem_pool_create(const CuDevice *d, void **pool, StrBuf *log)
     }
     *pool = p;
     return TILEC_SUCCESS;
+}
+
+void cu_mem_pool_trim(void *pool)
+{
+    if (pool && cu.MemPoolTrimTo)
+        (void)cu.MemPoolTrimTo((CUmemoryPool)pool, 0);
 }
 
 void cu_mem_pool_destroy(void *pool)

@@ -69,7 +69,8 @@ tilecResult cu_func_set_max_dynamic_shared(void *fn, unsigned bytes, StrBuf *log
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,
                       void **args, StrBuf *log);
 
-tilecResult cu_mem_alloc(uint64_t *p, size_t bytes, StrBuf *log);
+/* *oom (may be NULL): set when the driver had no memory for it. */
+tilecResult cu_mem_alloc(uint64_t *p, size_t bytes, int *oom, StrBuf *log);
 tilecResult cu_mem_free(uint64_t p, StrBuf *log);
 tilecResult cu_memcpy_htod(uint64_t dst, const void *src, size_t bytes, StrBuf *log);
 tilecResult cu_memcpy_dtoh(void *dst, uint64_t src, size_t bytes, StrBuf *log);
@@ -84,6 +85,9 @@ tilecResult cu_synchronize(void *stream, StrBuf *log);
  * stream like its kernels. */
 tilecResult cu_mem_pool_create(const CuDevice *d, void **pool, StrBuf *log);
 void cu_mem_pool_destroy(void *pool);
+/* Gives back to the device what the pool holds and no allocation uses
+ * (frees already done on their streams). */
+void cu_mem_pool_trim(void *pool);
 tilecResult cu_mem_alloc_async(void *pool, uint64_t *p, size_t bytes, void *stream, StrBuf *log);
 tilecResult cu_mem_free_async(uint64_t p, void *stream, StrBuf *log);
 

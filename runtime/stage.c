@@ -261,6 +261,12 @@ tilecResult tc_stage_copy(const TcStagePlan *p, const TcStageKernels *k, void *p
         return TILEC_SUCCESS;
     }
     sb_free(&why);
+    if (buf % ROW_ALIGN) { /* the plan's geometry and the copy's 16-byte stores assume it */
+        sb_printf(log, "note: not staging a %zu x %zu-byte view: the pool gave memory at 0x%llx, off %u bytes\n",
+                  p->rows, p->width, (unsigned long long)buf, ROW_ALIGN);
+        (void)cu_mem_free_async(buf, stream, log);
+        return TILEC_SUCCESS;
+    }
     enum { THREADS = 128, MAX_GRID_Y = 65535 };
     size_t per = 16 / p->esize, chunks = (p->width / p->esize + per - 1) / per;
     unsigned grid[3] = {(unsigned)((chunks + THREADS - 1) / THREADS), p->rows < MAX_GRID_Y ? (unsigned)p->rows : MAX_GRID_Y,

@@ -57,7 +57,8 @@ typedef struct {
 
 /* Allocates the copy from pool on stream and enqueues the copy kernel
  * (context current). *dst = 0 and SUCCESS when the pool has no memory for
- * it (the launch goes unstaged; the log says so); LAUNCH (CUDA) when the
+ * it or gives it off 128 bytes (the launch goes unstaged; the log says
+ * so); LAUNCH (CUDA) when the
  * driver refuses the copy (nothing is left allocated). */
 tilecResult tc_stage_copy(const TcStagePlan *p, const TcStageKernels *k, void *pool, void *stream, uint64_t *dst,
                           StrBuf *log);

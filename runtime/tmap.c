@@ -160,46 +160,74 @@ void tc_tmap_args_free(TcTmapArgs *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Stages map i's view where stage.h says so: its copy's base and row
- * stride in place of the caller's (a->args). 1 when staged. */
-static int stage_map(TcTmapArgs *a, const TcKernelInfo *k, unsigned i, const TcStageCtx *stage, tilecResult *t,
-                     StrBuf *log)
+/* Stages the views of the maps that cannot be encoded as the launch gives
+ * them (stage.h), all or none: the kernel copies with TMA only when every
+ * map is encoded (its flags), so a view is copied only where, with the
+ * copies, every map can be. Two maps of one view (A times A) share its
+ * copy. Each copy's base and row stride go in place of the caller's
+ * (a->args); the log notes each. */
+static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcStageCtx *stage, StrBuf *log)
 {
-    TcStagePlan plan;
-    *t = TILEC_SUCCESS;
-    if (!stage || !stage->pool || !stage->kernels ||
-        !tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, &plan))
-        return 0;
-    uint64_t buf;
-    if ((*t = tc_stage_copy(&plan, stage->kernels, stage->pool, stage->stream, &buf, log)) != TILEC_SUCCESS || !buf)
-        return 0;
-    a->staged[a->nstaged++] = buf;
-    a->staged_args[i].base = buf;
-    a->staged_args[i].stride64 = plan.stride;
-    a->staged_args[i].stride32 = (int32_t)plan.stride;
-    a->args[plan.base_param] = &a->staged_args[i].base;
-    a->args[plan.stride_param] = k->params[plan.stride_param].elem == ELEM_I32 ? (void *)&a->staged_args[i].stride32
-                                                                             : (void *)&a->staged_args[i].stride64;
-    return 1;
+    if (!stage || !stage->pool || !stage->kernels)
+        return TILEC_SUCCESS;
+    TcStagePlan plans[TC_TMAP_MAX];
+    unsigned map_of[TC_TMAP_MAX], n = 0;
+    for (unsigned i = 0; i < k->ntmaps; i++) {
+        TcTmapGeometry g;
+        TcStagePlan p;
+        if (tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g))
+            continue;
+        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, &p))
+            return TILEC_SUCCESS; /* this map stays as it is: the kernel copies every view itself */
+        int shared = 0;
+        for (unsigned j = 0; j < n; j++)
+            shared |= plans[j].base_param == p.base_param;
+        if (!shared) {
+            map_of[n] = i;
+            plans[n++] = p;
+        }
+    }
+    for (unsigned j = 0; j < n; j++) {
+        const TcStagePlan *p = &plans[j];
+        uint64_t buf;
+        tilecResult t = tc_stage_copy(p, stage->kernels, stage->pool, stage->stream, &buf, log);
+        if (t != TILEC_SUCCESS) {
+            sb_printf(log, "while staging the view of tensor map %u of @%s (%zu rows of %zu bytes)\n", map_of[j],
+                      k->name, p->rows, p->width);
+            return t;
+        }
+        if (!buf) /* no memory for it (noted): the maps left are not encoded */
+            return TILEC_SUCCESS;
+        a->staged[a->nstaged] = buf;
+        a->staged_args[a->nstaged].base = buf;
+        a->staged_args[a->nstaged].stride64 = p->stride;
+        a->staged_args[a->nstaged].stride32 = (int32_t)p->stride;
+        a->args[p->base_param] = &a->staged_args[a->nstaged].base;
+        a->args[p->stride_param] = k->params[p->stride_param].elem == ELEM_I32
+                                       ? (void *)&a->staged_args[a->nstaged].stride32
+                                       : (void *)&a->staged_args[a->nstaged].stride64;
+        a->nstaged++;
+        sb_printf(log, "note: tilecLaunch @%s: staged the view of tensor map %u (%zu rows of %zu bytes at a row stride "
+                       "of %zu bytes, copied to rows of %zu)\n",
+                  k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch);
+    }
+    return TILEC_SUCCESS;
 }
 
 /* Encodes the maps the arguments allow (staging views where that makes
- * them encodable), setting their flag bits. */
+ * every map encodable), setting their flag bits. */
 static tilecResult encode_maps(TcTmapArgs *a, const TcKernelInfo *k, const TcStageCtx *stage, StrBuf *log)
 {
     if (k->ntmaps > TC_TMAP_MAX) /* more than the flags word promises to cover: none */
         return TILEC_SUCCESS;
     a->stream = stage ? stage->stream : NULL;
+    tilecResult st = stage_views(a, k, stage, log);
+    if (st != TILEC_SUCCESS)
+        return st;
     for (unsigned i = 0; i < k->ntmaps; i++) {
         TcTmapGeometry g;
-        tilecResult st = TILEC_SUCCESS;
-        if (!tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g) &&
-            (!stage_map(a, k, i, stage, &st, log) ||
-             !tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g))) {
-            if (st != TILEC_SUCCESS)
-                return st;
+        if (!tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g))
             continue;
-        }
         StrBuf why;
         sb_init(&why);
         tilecResult t = cu_tensor_map_encode_tiled(a->maps + (size_t)i * TC_TMAP_BYTES, g.dtype, g.rank, g.base,

@@ -89,9 +89,11 @@ typedef struct {
 /* Fills a for a launch of k with the caller's args (non-NULL for each
  * declared parameter); context current (the driver encodes in it). A map
  * that cannot be encoded as the arguments are is staged where stage.h says
- * so. A driver without cuTensorMapEncodeTiled encodes nothing (flags 0).
- * OUT_OF_MEMORY, or CUDA when the driver refuses a map (the log names the
- * kernel, the map and its geometry) or a staging copy; a is then empty.
+ * so, all or none (only where every map then can be; the log notes each
+ * view staged). A driver without cuTensorMapEncodeTiled encodes nothing
+ * (flags 0). OUT_OF_MEMORY; CUDA when the driver refuses a map (the log
+ * names the kernel, the map and its geometry); or what a staging copy's
+ * launch returned (the log names the kernel and the map); a is then empty.
  * tc_tmap_args_free releases a after the launch, on every path, with the
  * context still current (it frees the staged copies on the stream). */
 tilecResult tc_tmap_args_build(TcTmapArgs *a, const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,

@@ -133,8 +133,10 @@ START_TEST(geometry_cases)
     Args x;
     TcStagePlan p;
     TcTmap m = a_map();
-    args_init(&x, 0x7f0000010000ull, 300, 333, 300);
+    args_init(&x, 0x7f0000010000ull, 300, 333, 301); /* 301: no map takes it as it is */
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    args_init(&x, 0x7f0000010000ull, 300, 333, 333); /* the same rows, not overlapping */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
     args_init(&x, 0x7f0000010004ull, 300, 333, 336);
     ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
     ck_assert_int_eq(p.stride, 352);
