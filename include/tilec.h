@@ -48,7 +48,9 @@ typedef enum {
 
 /* A static string naming the result, e.g. "TILEC_ERROR_JIT". */
 TILEC_API const char *tilecGetErrorString(tilecResult r);
-/* "tilec 0.1.0 (LLVM 19.1.7)" */
+/* "tilec 0.1.0 (LLVM 19.1.7, build 3f2a...)": the build, a hash of the
+ * sources that make kernels (cmake/build_id.cmake), is part of every
+ * kernel-cache key and autotune record. */
 TILEC_API const char *tilecVersion(void);
 
 /* ---- compiling ------------------------------------------------------------ */

@@ -39,6 +39,7 @@
 #include "runtime/ptxas.h"
 #include "runtime/runtime.h"
 #include "runtime/tmap.h"
+#include "tilec_build_id.h" /* TILEC_BUILD_ID (cmake/build_id.cmake) */
 
 #if !defined(TILEC_VERSION) || !defined(TILEC_LLVM_VERSION)
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined"
@@ -113,7 +114,7 @@ const char *tilecGetErrorString(tilecResult r)
     return names[r];
 }
 
-const char *tilecVersion(void) { return "tilec " TILEC_VERSION " (LLVM " TILEC_LLVM_VERSION ")"; }
+const char *tilecVersion(void) { return "tilec " TILEC_VERSION " (LLVM " TILEC_LLVM_VERSION ", build " TILEC_BUILD_ID ")"; }
 
 /* ---- programs ------------------------------------------------------------------- */
 

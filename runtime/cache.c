@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "runtime/tmap.h"
+#include "tilec_build_id.h" /* TILEC_BUILD_ID (cmake/build_id.cmake) */
 
 #if !defined(TILEC_VERSION) || !defined(TILEC_LLVM_VERSION)
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined: they are part of every cache key"
@@ -164,6 +165,7 @@ void tc_cache_key(const TcCacheKeyParts *p, TcCacheKey *k)
     key_field(&s, p->target ? p->target : "", p->target ? strlen(p->target) : 0);
     key_field(&s, TILEC_VERSION, strlen(TILEC_VERSION));
     key_field(&s, TILEC_LLVM_VERSION, strlen(TILEC_LLVM_VERSION));
+    key_field(&s, TILEC_BUILD_ID, strlen(TILEC_BUILD_ID));
     int n = snprintf(num, sizeof num, "cc%d.%d driver%d", p->cc_major, p->cc_minor, p->driver_version);
     key_field(&s, num, (size_t)n);
     tc_sha256_final(&s, k->b);

@@ -243,6 +243,8 @@ START_TEST(version_string)
     const char *v = tilecVersion();
     ck_assert(!strncmp(v, "tilec ", 6));
     ck_assert_ptr_nonnull(strstr(v, " (LLVM "));
+    ck_assert_ptr_nonnull(strstr(v, ", build ")); /* 16 hex digits: cmake/build_id.cmake */
+    ck_assert_uint_eq(strlen(strstr(v, ", build ")), strlen(", build ") + 16 + 1);
     ck_assert(v[strlen(v) - 1] == ')');
 }
 END_TEST
