@@ -123,14 +123,26 @@ typedef struct {
      * reads base_param through this view's loads alone (nothing stores
      * through it) and s0 is a parameter that nothing else uses. */
     uint8_t stage;
+    /* Pre-rounding (runtime/stage.h): 1 where the kernel rounds this view's
+     * elements to tf32 (RNA) before any use (a stageable view read only by
+     * the one load that feeds a tf32-rna dot). A launch may then pass a
+     * staged copy already rounded, and set flag bit 16 + i: where the bits
+     * of every such map are set, the kernel skips its own rounding (the
+     * same bits reach the tensor cores either way). */
+    uint8_t round;
     uint8_t walk;    /* the dimension the kernel's loop walks (0: rows, 1: columns) */
     uint16_t across; /* a program's extent along the other one (its tile's rows or columns) */
 } TcTmap;
 
 /* The hidden parameters a kernel with ntmaps > 0 takes after its declared
  * ones: ntmaps tensor maps (.param .align 64 .b8 [128] each), then a u32
- * whose bit i says map i was encoded. The kernel uses its TMA path only
- * where every bit is set (else its own copies: zeros are always safe). */
+ * whose bit i says map i was encoded and bit 16 + i that map i's view holds
+ * values already rounded to tf32 (RNA; only for maps with TcTmap.round).
+ * The kernel uses its TMA path only where every bit i is set (else its own
+ * copies: zeros are always safe), and skips its rounding only where every
+ * bit 16 + i is set (what it reads, by TMA or by its own copies, is then
+ * rounded already). */
+#define TC_TMAP_FLAG_ROUNDED(i) (1u << (16 + (i)))
 typedef struct {
     char *name;
     unsigned threads;

@@ -362,6 +362,7 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
 {
     StrBuf b;
     sb_init(&b);
+    int rounds = 0;
     for (uint32_t i = 0; i < L->ntmaps; i++) {
         sb_printf(&b, "// tilec: %s_param_%u: tensor map %u, %s, %s, of the view of param %u:", kernel, nparams + i, i,
                   t[i].kind == TC_TMAP_ROWS ? "rows" : "8-column panels", tc_tmap_type_name(t[i].dtype), t[i].base_param);
@@ -373,10 +374,14 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
             tmap_scalar_str(&b, "batches", &t[i].db);
             tmap_scalar_str(&b, "batch stride", &t[i].sb);
         }
-        sb_printf(&b, " box {%u, %u, %u}\n", t[i].box[0], t[i].box[1], t[i].box[2]);
+        sb_printf(&b, " box {%u, %u, %u}%s\n", t[i].box[0], t[i].box[1], t[i].box[2],
+                  t[i].round ? ", its view may come rounded to tf32 (rna)" : "");
+        rounds |= t[i].round;
     }
-    sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (0: the kernel copies without TMA)\n",
-              kernel, nparams + L->ntmaps);
+    sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (0: the kernel copies without TMA)%s\n",
+              kernel, nparams + L->ntmaps,
+              rounds ? "; bit 16 + i = its view holds values rounded to tf32 (rna; all set: the kernel does not round)"
+                     : "");
     if (!b.oom)
         LLVMAppendModuleInlineAsm(L->mod, b.data, b.len);
     sb_free(&b);
@@ -395,6 +400,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     TcTmap tmaps[2];
     L->ntmaps = wgmma_tma_maps(m, k, L->o, tmaps);
     L->tma_param0 = k->nparams;
+    L->tmaps_round = L->ntmaps == 2 && tmaps[0].round && tmaps[1].round;
     uint32_t nargs = k->nparams + (L->ntmaps ? L->ntmaps + 1 : 0);
     LLVMTypeRef *ptys = calloc(nargs + 1, sizeof *ptys);
     if (!L->vals || !ptys) {

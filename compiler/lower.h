@@ -85,6 +85,7 @@ typedef struct Lower {
     uint32_t smem_bytes;     /* high-water mark */
     LLVMValueRef tid;
     uint32_t ntmaps, tma_param0; /* hidden tensor-map parameters (wgmma_tma_maps) and the first's index */
+    int tmaps_round;             /* every map has TcTmap.round: a launch may pass the views rounded */
     /* debug info */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef difile, dicu, disp;

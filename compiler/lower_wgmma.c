@@ -439,6 +439,56 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     }
 }
 
+LLVMValueRef wg_pre(Pipe *P)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + 2);
+    uint32_t both = TC_TMAP_FLAG_ROUNDED(0) | TC_TMAP_FLAG_ROUNDED(1);
+    return LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, flags, c32(L, both), ""), c32(L, both), "pre");
+}
+
+/* consumer() twice where a launch may pass A and B rounded (P->pre): one
+ * loop takes B's fragments as they load (as tf32-rne's do), the other
+ * rounds them; ptxas sizes the registers for the larger. */
+static void consumers(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
+{
+    if (!P->pre) {
+        consumer(P, acc, nacc);
+        return;
+    }
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef *other = lw_regs(L, nacc);
+    if (!other)
+        return;
+    memcpy(other, acc, nacc * sizeof *acc);
+    LLVMBasicBlockRef given = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.rounded");
+    LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.round");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.done");
+    LLVMBuildCondBr(b, wg_pre(P), given, own);
+    LLVMPositionBuilderAtEnd(b, given);
+    P->round_b = 1;
+    consumer(P, acc, nacc);
+    P->round_b = 0;
+    LLVMBasicBlockRef given_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, own);
+    consumer(P, other, nacc);
+    LLVMBasicBlockRef own_end = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    if (L->failed)
+        return;
+    for (uint32_t r = 0; r < nacc; r++) {
+        LLVMValueRef phi = LLVMBuildPhi(b, L->t_f32, "");
+        LLVMValueRef vals[2] = {acc[r], other[r]};
+        LLVMBasicBlockRef bbs[2] = {given_end, own_end};
+        LLVMAddIncoming(phi, vals, bbs, 2);
+        acc[r] = phi;
+    }
+}
+
 /* ---- the loop ---- */
 
 /* --remarks: how the pipeline is built (pass_wgmma said that it is). */
@@ -456,14 +506,17 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                       : P->round_b ? "; A and B rounded in shared memory by the producers"
                                    : "; A rounded (split) in shared memory by the producers, B by the consumers "
                                      "in registers";
-    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s",
+    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s",
                 P->bm, P->bn, P->stages, P->consumers / WARPGROUP, P->producers, P->producers > 1 ? "s" : "",
                 P->roles ? " (one issues the copies, one finishes each step)" : "",
                 P->tma ? "; TMA copies through tensor maps in hidden parameters (the kernel's own copies where a "
                          "launch gives none)"
                        : "",
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
-                P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "");
+                P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
+                P->tma && P->swapped && P->prec == PREC_TF32_RNA && P->L->tmaps_round && !P->round_b && !P->direct
+                    ? "; a second consumer loop for launches that pass A and B rounded (no rounding then)"
+                    : "");
 }
 
 void lower_wgmma_loop(Lower *L, uint32_t i)
@@ -556,6 +609,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
             P.use_tma = LLVMBuildAnd(b, P.use_tma, wg_fits_i32(L, LLVMBuildSExt(b, bi, L->t_i64, ""), 0), "");
             *(o ? &P.batch_b : &P.batch_a) = LLVMBuildIntCast2(b, bi, L->t_i32, 1, "");
         }
+        P.pre = L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
     }
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
@@ -641,7 +695,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     if (!acc || !regs)
         return;
     memcpy(regs, acc, nacc * sizeof *regs);
-    consumer(&P, regs, nacc);
+    consumers(&P, regs, nacc);
     lw_barrier(L); /* every consumer is done with the ring */
     /* the barriers' memory may be reused by the rest of the kernel: PTX wants
      * them invalidated first (every producer wait and arrive is over: the

@@ -79,6 +79,16 @@ static uint8_t stageable(const TirModule *m, const TirInst *view, const TcTmap *
     return operand_uses(m, view->result, &loads) == loads;
 }
 
+/* TcTmap.round for the map t of the view load `ld` reads, an operand of a
+ * tf32-rna dot: the view staged as a whole could be rounded too where its
+ * elements reach nothing but that dot (the view read by this load alone,
+ * the load's tile by the dot alone). */
+static uint8_t roundable(const TirModule *m, const TirInst *ld, const TcTmap *t)
+{
+    uint32_t view = tir_args(m, ld)[0], loads;
+    return t->stage && operand_uses(m, view, &loads) == 1 && loads == 1 && operand_uses(m, ld->result, NULL) == 1;
+}
+
 /* The map of the rank-2 or rank-3 view of `elem` that load `ld` reads, if
  * it can be one: view operands p, [db,] d0, d1, [sb,] s0, s1. */
 static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcTmap *t)
@@ -132,6 +142,9 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0]) ||
             !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1]))
             return 0;
+        if (elem == ELEM_F32 && p == PREC_TF32_RNA) /* the swapped product's rounding (lower_wgmma_swapped.c) */
+            for (int i = 0; i < 2; i++)
+                maps[i].round = roundable(m, &m->insts[tir_value_def_inst(m, da[i])], &maps[i]);
         /* the loop walks A's columns and B's rows (k) */
         maps[0].walk = 1;
         maps[0].across = (uint16_t)bm;

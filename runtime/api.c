@@ -70,6 +70,7 @@ struct tilecRuntime_st {
     void *stage_mod;  /* its copy kernels' module */
     TcStageKernels stage_kernels;
     int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
+    int preround;     /* TC_PREROUND_*: TILEC_PREROUND=0 off, =1 whatever the reuse (tests), else by the rule */
     TcCache *cache;
     StrBuf log;
     char label[320]; /* "NVIDIA H200 (sm_90)" */
@@ -537,13 +538,20 @@ static void rt_release(tilecRuntime rt)
  * capability 9.0): its pool and copy kernels. None (no staging, not an
  * error) where the driver has no memory pools or TILEC_STAGE=0;
  * TILEC_STAGE=1 stages every view it can (the tests' way to reach it with
- * small shapes). */
+ * small shapes). TILEC_PREROUND: 0 never stages views only to round them,
+ * 1 does wherever the kernel allows (tests). */
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
     const char *env = getenv("TILEC_STAGE");
     rt->stage_always = env && strcmp(env, "1") == 0;
     if (env && strcmp(env, "0") && strcmp(env, "1"))
         sb_printf(msg, "note: TILEC_STAGE=%s is neither 0 nor 1: staging by the default rule\n", env);
+    const char *pre = getenv("TILEC_PREROUND");
+    rt->preround = pre && strcmp(pre, "0") == 0   ? TC_PREROUND_OFF
+                   : pre && strcmp(pre, "1") == 0 ? TC_PREROUND_ALWAYS
+                                                  : TC_PREROUND_AUTO;
+    if (pre && strcmp(pre, "0") && strcmp(pre, "1"))
+        sb_printf(msg, "note: TILEC_PREROUND=%s is neither 0 nor 1: pre-rounding by the default rule\n", pre);
     if ((env && strcmp(env, "0") == 0) || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
         cu_ctx_enter(&rt->dev, msg) != TILEC_SUCCESS)
         return;
@@ -551,7 +559,9 @@ static void stage_open(tilecRuntime rt, StrBuf *msg)
     sb_init(&why);
     tilecResult t = cu_mem_pool_create(&rt->dev, &rt->stage_pool, &why);
     if (t == TILEC_SUCCESS && (t = cu_module_load_ptx(tc_stage_ptx, &rt->stage_mod, &why)) == TILEC_SUCCESS &&
-        (t = cu_module_function(rt->stage_mod, "tilec_stage_b32", &rt->stage_kernels.b32, &why)) == TILEC_SUCCESS)
+        (t = cu_module_function(rt->stage_mod, "tilec_stage_b32", &rt->stage_kernels.b32, &why)) == TILEC_SUCCESS &&
+        (t = cu_module_function(rt->stage_mod, "tilec_stage_b32_rna", &rt->stage_kernels.b32_rna, &why)) ==
+            TILEC_SUCCESS)
         t = cu_module_function(rt->stage_mod, "tilec_stage_b16", &rt->stage_kernels.b16, &why);
     if (t != TILEC_SUCCESS) {
         if (t != TILEC_ERROR_NOT_FOUND || why.len)
@@ -902,7 +912,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
      * declared parameters (runtime/tmap.h); encoding needs the context */
     TcTmapArgs tmaps = {0};
     TcStageCtx stage = {rt->stage_pool, &rt->stage_kernels, (void *)stream,
-                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2]};
+                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);

@@ -70,10 +70,10 @@ static int geometry_with(const TcTmap *m, const TirType *params, unsigned nparam
 }
 
 int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args, uint64_t programs,
-                  TcStagePlan *p)
+                  int round, TcStagePlan *p)
 {
     memset(p, 0, sizeof *p);
-    if (!m->stage || m->batched || m->base_param >= nparams || params[m->base_param].kind != TY_PTR ||
+    if (!m->stage || (round && (!m->round || m->dtype != TC_TMAP_F32)) || m->batched || m->base_param >= nparams || params[m->base_param].kind != TY_PTR ||
         m->s0.param < 0 || (unsigned)m->s0.param >= nparams || (int32_t)m->base_param == m->s0.param ||
         m->across == 0)
         return 0;
@@ -87,11 +87,13 @@ int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void
     if (base == 0 || s1 != 1 || d0 < 1 || d1 < 1 || d0 > INT32_MAX || d1 > INT32_MAX || s0 < d1)
         return 0;
     /* worth it: programs x across >= MIN_REUSE x the extent across the loop */
-    uint64_t other = (uint64_t)(m->walk ? d0 : d1);
-    if (programs < (TC_STAGE_MIN_REUSE * other + m->across - 1) / m->across)
+    uint64_t other = (uint64_t)(m->walk ? d0 : d1), reuse = round ? TC_PREROUND_MIN_REUSE : TC_STAGE_MIN_REUSE;
+    if (programs < (reuse * other + m->across - 1) / m->across)
+        return 0;
+    if (round && programs != UINT64_MAX && (m->walk ? d1 : d0) < TC_PREROUND_MIN_K)
         return 0;
     TcTmapGeometry g;
-    if (tc_tmap_geometry(m, params, nparams, args, &g)) /* encodable as it is */
+    if (!round && tc_tmap_geometry(m, params, nparams, args, &g)) /* encodable as it is */
         return 0;
     int64_t per = ROW_ALIGN / esize, stride = (d1 + per - 1) / per * per;
     if (params[m->s0.param].elem == ELEM_I32 && stride > INT32_MAX)
@@ -107,6 +109,7 @@ int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void
     p->pitch = (size_t)stride * esize;
     p->stride = stride;
     p->esize = esize;
+    p->round = round;
     p->base_param = m->base_param;
     p->stride_param = (unsigned)m->s0.param;
     return 1;
@@ -120,63 +123,79 @@ int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void
  * (reads and writes) on the H200, this at 4.16 (3.58 for 2-byte elements),
  * byte-identical (bench/NOTES.md v13); PTX for sm_80, JIT-compiled once
  * per runtime. */
+/* The 4-byte copy, thread t of a row writes 16 bytes; ROUND stores
+ * %r6..%r9 (the plain copy) or their tf32 roundings (cvt.rna.tf32.f32 sets
+ * the low 13 bits to 0, exactly as the kernel's own rounding, DESIGN.md 4;
+ * zeros past the view's columns stay zeros). */
+#define STAGE_B32(NAME, ROUND) \
+    ".visible .entry " NAME "(.param .u64 p_dst, .param .u64 p_dpitch, .param .u64 p_src, .param .u64 p_spitch,\n" \
+    "                                .param .u64 p_cols, .param .u64 p_rows)\n" \
+    "{\n" \
+    "    .reg .pred %p<8>;\n" \
+    "    .reg .b32 %r<16>;\n" \
+    "    .reg .b64 %rd<24>;\n" \
+    "    ld.param.u64 %rd1, [p_dst];\n" \
+    "    ld.param.u64 %rd2, [p_dpitch];\n" \
+    "    ld.param.u64 %rd3, [p_src];\n" \
+    "    ld.param.u64 %rd4, [p_spitch];\n" \
+    "    ld.param.u64 %rd5, [p_cols];\n" \
+    "    ld.param.u64 %rd6, [p_rows];\n" \
+    "    mov.u32 %r1, %ctaid.x;\n" \
+    "    mov.u32 %r2, %ntid.x;\n" \
+    "    mov.u32 %r3, %tid.x;\n" \
+    "    mul.wide.u32 %rd7, %r1, %r2;\n" \
+    "    cvt.u64.u32 %rd8, %r3;\n" \
+    "    add.u64 %rd7, %rd7, %rd8;\n" \
+    "    shl.b64 %rd9, %rd7, 2;\n" \
+    "    setp.ge.u64 %p1, %rd9, %rd5;\n" \
+    "    @%p1 bra DONE;\n" \
+    "    mov.u32 %r4, %ctaid.y;\n" \
+    "    cvt.u64.u32 %rd10, %r4;\n" \
+    "    mov.u32 %r5, %nctaid.y;\n" \
+    "    cvt.u64.u32 %rd11, %r5;\n" \
+    "    shl.b64 %rd12, %rd9, 2;\n" \
+    "    add.u64 %rd13, %rd9, 1;\n" \
+    "    add.u64 %rd14, %rd9, 2;\n" \
+    "    add.u64 %rd15, %rd9, 3;\n" \
+    "    setp.lt.u64 %p2, %rd13, %rd5;\n" \
+    "    setp.lt.u64 %p3, %rd14, %rd5;\n" \
+    "    setp.lt.u64 %p4, %rd15, %rd5;\n" \
+    "ROW:\n" \
+    "    setp.ge.u64 %p5, %rd10, %rd6;\n" \
+    "    @%p5 bra DONE;\n" \
+    "    mad.lo.u64 %rd16, %rd10, %rd4, %rd3;\n" \
+    "    add.u64 %rd16, %rd16, %rd12;\n" \
+    "    mad.lo.u64 %rd17, %rd10, %rd2, %rd1;\n" \
+    "    add.u64 %rd17, %rd17, %rd12;\n" \
+    "    mov.b32 %r7, 0;\n" \
+    "    mov.b32 %r8, 0;\n" \
+    "    mov.b32 %r9, 0;\n" \
+    "    ld.global.nc.b32 %r6, [%rd16];\n" \
+    "    @%p2 ld.global.nc.b32 %r7, [%rd16+4];\n" \
+    "    @%p3 ld.global.nc.b32 %r8, [%rd16+8];\n" \
+    "    @%p4 ld.global.nc.b32 %r9, [%rd16+12];\n" \
+    ROUND \
+    "    add.u64 %rd10, %rd10, %rd11;\n" \
+    "    bra ROW;\n" \
+    "DONE:\n" \
+    "    ret;\n" \
+    "}\n"
+#define STORE_AS_READ "    st.global.v4.b32 [%rd17], {%r6, %r7, %r8, %r9};\n"
+#define STORE_RNA                                                                                                 \
+    "    cvt.rna.tf32.f32 %r10, %r6;\n"                                                                             \
+    "    cvt.rna.tf32.f32 %r11, %r7;\n"                                                                             \
+    "    cvt.rna.tf32.f32 %r12, %r8;\n"                                                                             \
+    "    cvt.rna.tf32.f32 %r13, %r9;\n"                                                                             \
+    "    st.global.v4.b32 [%rd17], {%r10, %r11, %r12, %r13};\n"
+
 const char tc_stage_ptx[] =
     ".version 7.0\n"
     ".target sm_80\n"
     ".address_size 64\n"
     "\n"
-    ".visible .entry tilec_stage_b32(.param .u64 p_dst, .param .u64 p_dpitch, .param .u64 p_src, .param .u64 p_spitch,\n"
-    "                                .param .u64 p_cols, .param .u64 p_rows)\n"
-    "{\n"
-    "    .reg .pred %p<8>;\n"
-    "    .reg .b32 %r<16>;\n"
-    "    .reg .b64 %rd<24>;\n"
-    "    ld.param.u64 %rd1, [p_dst];\n"
-    "    ld.param.u64 %rd2, [p_dpitch];\n"
-    "    ld.param.u64 %rd3, [p_src];\n"
-    "    ld.param.u64 %rd4, [p_spitch];\n"
-    "    ld.param.u64 %rd5, [p_cols];\n"
-    "    ld.param.u64 %rd6, [p_rows];\n"
-    "    mov.u32 %r1, %ctaid.x;\n"
-    "    mov.u32 %r2, %ntid.x;\n"
-    "    mov.u32 %r3, %tid.x;\n"
-    "    mul.wide.u32 %rd7, %r1, %r2;\n"
-    "    cvt.u64.u32 %rd8, %r3;\n"
-    "    add.u64 %rd7, %rd7, %rd8;\n"
-    "    shl.b64 %rd9, %rd7, 2;\n"
-    "    setp.ge.u64 %p1, %rd9, %rd5;\n"
-    "    @%p1 bra DONE;\n"
-    "    mov.u32 %r4, %ctaid.y;\n"
-    "    cvt.u64.u32 %rd10, %r4;\n"
-    "    mov.u32 %r5, %nctaid.y;\n"
-    "    cvt.u64.u32 %rd11, %r5;\n"
-    "    shl.b64 %rd12, %rd9, 2;\n"
-    "    add.u64 %rd13, %rd9, 1;\n"
-    "    add.u64 %rd14, %rd9, 2;\n"
-    "    add.u64 %rd15, %rd9, 3;\n"
-    "    setp.lt.u64 %p2, %rd13, %rd5;\n"
-    "    setp.lt.u64 %p3, %rd14, %rd5;\n"
-    "    setp.lt.u64 %p4, %rd15, %rd5;\n"
-    "ROW:\n"
-    "    setp.ge.u64 %p5, %rd10, %rd6;\n"
-    "    @%p5 bra DONE;\n"
-    "    mad.lo.u64 %rd16, %rd10, %rd4, %rd3;\n"
-    "    add.u64 %rd16, %rd16, %rd12;\n"
-    "    mad.lo.u64 %rd17, %rd10, %rd2, %rd1;\n"
-    "    add.u64 %rd17, %rd17, %rd12;\n"
-    "    mov.b32 %r7, 0;\n"
-    "    mov.b32 %r8, 0;\n"
-    "    mov.b32 %r9, 0;\n"
-    "    ld.global.nc.b32 %r6, [%rd16];\n"
-    "    @%p2 ld.global.nc.b32 %r7, [%rd16+4];\n"
-    "    @%p3 ld.global.nc.b32 %r8, [%rd16+8];\n"
-    "    @%p4 ld.global.nc.b32 %r9, [%rd16+12];\n"
-    "    st.global.v4.b32 [%rd17], {%r6, %r7, %r8, %r9};\n"
-    "    add.u64 %rd10, %rd10, %rd11;\n"
-    "    bra ROW;\n"
-    "DONE:\n"
-    "    ret;\n"
-    "}\n"
+    STAGE_B32("tilec_stage_b32", STORE_AS_READ)
+    "\n"
+    STAGE_B32("tilec_stage_b32_rna", STORE_RNA)
     "\n"
     ".visible .entry tilec_stage_b16(.param .u64 p_dst, .param .u64 p_dpitch, .param .u64 p_src, .param .u64 p_spitch,\n"
     "                                .param .u64 p_cols, .param .u64 p_rows)\n"
@@ -274,7 +293,7 @@ tilecResult tc_stage_copy(const TcStagePlan *p, const TcStageKernels *k, void *p
     uint64_t a_dst = buf, a_pitch = p->pitch, a_src = p->src, a_spitch = p->src_pitch, a_cols = p->width / p->esize,
              a_rows = p->rows;
     void *args[] = {&a_dst, &a_pitch, &a_src, &a_spitch, &a_cols, &a_rows};
-    tilecResult t = cu_launch(p->esize == 2 ? k->b16 : k->b32, grid, THREADS, 0, stream, args, log);
+    tilecResult t = cu_launch(p->round ? k->b32_rna : p->esize == 2 ? k->b16 : k->b32, grid, THREADS, 0, stream, args, log);
     if (t != TILEC_SUCCESS) {
         (void)cu_mem_free_async(buf, stream, log);
         return t;

@@ -12,6 +12,17 @@
  * launch. The copy reads the view once and writes it once; the kernel's
  * results are the same bits either way (the same elements, read from
  * another place). TILEC_STAGE=0 turns it off.
+ *
+ * Pre-rounding: where the kernel rounds every view's elements to tf32
+ * (RNA) before any use (TcTmap.round on every map: the tf32-rna GEMM), the
+ * copy can round them instead, once per element rather than once per
+ * program that reads it; the launch then stages every view, rounded, even
+ * those a map could describe as they are, and sets the flag bits that make
+ * the kernel skip its own rounding. The tensor cores get the same bits
+ * either way; the copy's traffic (each view read and written once) is
+ * repaid where each element is read by enough programs
+ * (TC_PREROUND_MIN_REUSE). TILEC_PREROUND=0 turns it off, =1 applies it
+ * whatever the reuse.
  */
 #ifndef TILEC_STAGE_H
 #define TILEC_STAGE_H
@@ -28,6 +39,15 @@
  * reads of the view, and a view read by few programs (a GEMM with a narrow
  * grid) has little time to win back. */
 #define TC_STAGE_MIN_REUSE 16
+/* The same for pre-rounding, with a floor on the loop's extent (K): the
+ * copies cost two launches (a few µs) besides their traffic, and a short
+ * loop leaves the kernel's time to its epilogue, where rounding costs
+ * nothing. Measured on the H200 (bench/NOTES.md v15), tf32-rna 128x256:
+ * 8192^3 268.9 -> 321.4 TFLOP/s pre-rounded, 4096^3 279.3 -> 316.9, but
+ * 4096x4096x64 61.0 -> 50.7 and 2048^3 (A read by 8 programs per element)
+ * 272.9 -> 235.1; 128x128 at 2048^3 (16 each) 196.0 -> 210.5. */
+#define TC_PREROUND_MIN_REUSE 16
+#define TC_PREROUND_MIN_K 1024
 
 typedef struct {
     uint64_t src;           /* the view's base */
@@ -36,6 +56,7 @@ typedef struct {
     size_t pitch;           /* the copy's row stride in bytes: a multiple of 128 */
     int64_t stride;         /* the same in elements: the row-stride argument's value */
     unsigned esize;         /* bytes per element: 2 or 4 */
+    int round;              /* the copy rounds each f32 to tf32 (RNA, as cvt.rna.tf32.f32) */
     unsigned base_param, stride_param;
 } TcStagePlan;
 
@@ -44,15 +65,20 @@ typedef struct {
  * kernel allows it (m->stage), the map cannot be encoded as it is but could
  * with its base and row stride on 16 bytes, its rows do not overlap (row
  * stride >= columns), the copy's size fits, and the view is read by at
- * least TC_STAGE_MIN_REUSE programs per element. 0 otherwise. */
+ * least TC_STAGE_MIN_REUSE programs per element. 0 otherwise. With round
+ * (m->round required): the copy rounds, and the map may be one that
+ * encodes as it is; the reuse wanted is TC_PREROUND_MIN_REUSE, and the
+ * extent along the loop at least TC_PREROUND_MIN_K (unless programs is
+ * UINT64_MAX: whatever the reuse, for tests). */
 int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args, uint64_t programs,
-                  TcStagePlan *p);
+                  int round, TcStagePlan *p);
 
-/* PTX of the copy kernels, tilec_stage_b32 and tilec_stage_b16 (for
- * sm_80 and later), which the runtime loads once (TcStageKernels). */
+/* PTX of the copy kernels, tilec_stage_b32, tilec_stage_b32_rna (rounding
+ * to tf32) and tilec_stage_b16 (for sm_80 and later), which the runtime
+ * loads once (TcStageKernels). */
 extern const char tc_stage_ptx[];
 typedef struct {
-    void *b32, *b16; /* CUfunction */
+    void *b32, *b32_rna, *b16; /* CUfunction */
 } TcStageKernels;
 
 /* Allocates the copy from pool on stream and enqueues the copy kernel

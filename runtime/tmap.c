@@ -160,24 +160,52 @@ void tc_tmap_args_free(TcTmapArgs *a)
     memset(a, 0, sizeof *a);
 }
 
+/* Whether the launch pre-rounds (stage.h): the kernel allows it for every
+ * map and each view gets a plan (plans[], deduplicated as below). */
+static unsigned round_plans(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage, TcStagePlan *plans,
+                            unsigned *map_of)
+{
+    if (stage->round == TC_PREROUND_OFF || k->ntmaps == 0)
+        return 0;
+    unsigned n = 0;
+    for (unsigned i = 0; i < k->ntmaps; i++) {
+        TcStagePlan p;
+        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args,
+                           stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs, 1, &p))
+            return 0;
+        int shared = 0;
+        for (unsigned j = 0; j < n; j++)
+            shared |= plans[j].base_param == p.base_param;
+        if (!shared) {
+            map_of[n] = i;
+            plans[n++] = p;
+        }
+    }
+    return n;
+}
+
 /* Stages the views of the maps that cannot be encoded as the launch gives
  * them (stage.h), all or none: the kernel copies with TMA only when every
  * map is encoded (its flags), so a view is copied only where, with the
- * copies, every map can be. Two maps of one view (A times A) share its
- * copy. Each copy's base and row stride go in place of the caller's
+ * copies, every map can be. Where the kernel rounds every view and the
+ * launch is large enough, every view is staged rounded instead (and the
+ * rounded bits set once all are). Two maps of one view (A times A) share
+ * its copy. Each copy's base and row stride go in place of the caller's
  * (a->args); the log notes each. */
 static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcStageCtx *stage, StrBuf *log)
 {
     if (!stage || !stage->pool || !stage->kernels)
         return TILEC_SUCCESS;
     TcStagePlan plans[TC_TMAP_MAX];
-    unsigned map_of[TC_TMAP_MAX], n = 0;
-    for (unsigned i = 0; i < k->ntmaps; i++) {
+    unsigned map_of[TC_TMAP_MAX];
+    unsigned n = round_plans(k, (void *const *)a->args, stage, plans, map_of);
+    int round = n > 0;
+    for (unsigned i = 0; !round && i < k->ntmaps; i++) {
         TcTmapGeometry g;
         TcStagePlan p;
         if (tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g))
             continue;
-        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, &p))
+        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, 0, &p))
             return TILEC_SUCCESS; /* this map stays as it is: the kernel copies every view itself */
         int shared = 0;
         for (unsigned j = 0; j < n; j++)
@@ -196,7 +224,7 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
                       k->name, p->rows, p->width);
             return t;
         }
-        if (!buf) /* no memory for it (noted): the maps left are not encoded */
+        if (!buf) /* no memory for it (noted): the maps left are not encoded; nothing counts as rounded */
             return TILEC_SUCCESS;
         a->staged[a->nstaged] = buf;
         a->staged_args[a->nstaged].base = buf;
@@ -208,9 +236,13 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
                                        : (void *)&a->staged_args[a->nstaged].stride64;
         a->nstaged++;
         sb_printf(log, "note: tilecLaunch @%s: staged the view of tensor map %u (%zu rows of %zu bytes at a row stride "
-                       "of %zu bytes, copied to rows of %zu)\n",
-                  k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch);
+                       "of %zu bytes, copied to rows of %zu%s)\n",
+                  k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch,
+                  p->round ? ", rounded to tf32 (rna)" : "");
     }
+    if (round) /* every view rounded: the kernel need not round (whether it copies by TMA or not) */
+        for (unsigned i = 0; i < k->ntmaps; i++)
+            a->rounded |= TC_TMAP_FLAG_ROUNDED(i);
     return TILEC_SUCCESS;
 }
 
@@ -232,9 +264,9 @@ static tilecResult encode_maps(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
         sb_init(&why);
         tilecResult t = cu_tensor_map_encode_tiled(a->maps + (size_t)i * TC_TMAP_BYTES, g.dtype, g.rank, g.base,
                                                    g.dims, g.byte_strides, g.box, g.swizzle128, &why);
-        if (t == TILEC_ERROR_NOT_FOUND) { /* an older driver: the kernel's own copies */
+        if (t == TILEC_ERROR_NOT_FOUND) { /* an older driver: the kernel's own copies (of the rounded views) */
             sb_free(&why);
-            a->flags = 0;
+            a->flags = a->rounded;
             return TILEC_SUCCESS;
         }
         if (t != TILEC_SUCCESS) {
@@ -248,6 +280,7 @@ static tilecResult encode_maps(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
         sb_free(&why);
         a->flags |= 1u << i;
     }
+    a->flags |= a->rounded;
     return TILEC_SUCCESS;
 }
 

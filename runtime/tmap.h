@@ -64,7 +64,8 @@ void tc_tmap_geometry_str(const TcTmapGeometry *g, StrBuf *out);
 typedef struct {
     void **args;          /* nparams + ntmaps + 1: what cuLaunchKernel takes */
     unsigned char *maps;  /* ntmaps * TC_TMAP_BYTES, 64-byte aligned */
-    uint32_t flags;       /* bit i: map i was encoded */
+    uint32_t flags;       /* bit i: map i was encoded; 16 + i: its view rounded (compiler.h) */
+    uint32_t rounded;     /* the rounded bits the staged copies earn (encode_maps adds them to flags) */
     /* staged views (runtime/stage.h): the values args points to in place
      * of the caller's base and row stride, and the copies to free */
     struct {
@@ -79,18 +80,21 @@ typedef struct {
 
 /* Where and how a launch may stage views (runtime/stage.h): pool NULL (the
  * driver has none, TILEC_STAGE=0): never. */
+enum { TC_PREROUND_OFF, TC_PREROUND_AUTO, TC_PREROUND_ALWAYS }; /* TILEC_PREROUND=0, unset, 1 */
 typedef struct {
     void *pool;
     const TcStageKernels *kernels;
     void *stream;
     uint64_t programs; /* the grid's size */
+    int round;         /* TC_PREROUND_*: whether views the kernel rounds are staged rounded */
 } TcStageCtx;
 
 /* Fills a for a launch of k with the caller's args (non-NULL for each
  * declared parameter); context current (the driver encodes in it). A map
  * that cannot be encoded as the arguments are is staged where stage.h says
  * so, all or none (only where every map then can be; the log notes each
- * view staged). A driver without cuTensorMapEncodeTiled encodes nothing
+ * view staged); where every map has TcTmap.round and stage->round allows,
+ * every view is staged rounded and the flags say so. A driver without cuTensorMapEncodeTiled encodes nothing
  * (flags 0). OUT_OF_MEMORY; CUDA when the driver refuses a map (the log
  * names the kernel, the map and its geometry); or what a staging copy's
  * launch returned (the log names the kernel and the map); a is then empty.

@@ -140,7 +140,7 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
     tmaps_a[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_TF32, .box = {32, 128, 0}, .base_param = 0,
                           .d0 = {.param = 2, .value = 0}, .d1 = {.param = -1, .value = 4096 + seed},
                           .s0 = {.param = 2, .value = 0}, .s1 = {.param = -1, .value = 1}, .stage = 1,
-                          .walk = 1, .across = (uint16_t)(40000 + seed)};
+                          .round = 1, .walk = 1, .across = (uint16_t)(40000 + seed)};
     tmaps_a[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = TC_TMAP_BF16, .batched = 1, .box = {8, 64, 65535},
                           .base_param = 1, .d0 = {.param = -1, .value = -((int64_t)1 << 40) - 3},
                           .d1 = {.param = -7, .value = INT64_MAX}, .s0 = {.param = 0, .value = INT64_MIN},
@@ -179,6 +179,7 @@ static void assert_tmap_eq(const TcTmap *a, const TcTmap *b)
     assert_tmap_scalar_eq(&a->db, &b->db);
     assert_tmap_scalar_eq(&a->sb, &b->sb);
     ck_assert_uint_eq(a->stage, b->stage);
+    ck_assert_uint_eq(a->round, b->round);
     ck_assert_uint_eq(a->walk, b->walk);
     ck_assert_uint_eq(a->across, b->across);
 }
@@ -702,7 +703,8 @@ static void patch_entry(const char *path, size_t off, uint32_t v)
  * and the previous format, which had none. */
 static const char *const BAD_TMAPS[] = {"version 1",        "kind",         "base parameter",
                                         "scalar parameter", "map count",    "element type",
-                                        "batched flag",     "batch stride parameter"};
+                                        "batched flag",     "batch stride parameter",
+                                        "round without stage"};
 
 START_TEST(cache_tmaps_refused)
 {
@@ -726,6 +728,8 @@ START_TEST(cache_tmaps_refused)
         tmaps_a[1].batched = 2;
     if (_i == 7)
         tmaps_a[1].sb.param = 3;
+    if (_i == 8) /* rounded copies of a view that is never staged */
+        tmaps_a[0].stage = 0;
     if (_i == 4) { /* as many as a reader takes: they come back; one more is refused */
         for (unsigned i = 0; i < TC_TMAP_MAX; i++)
             many[i] = tmaps_a[i % 2];
@@ -752,7 +756,8 @@ START_TEST(cache_tmaps_refused)
     ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 0);
     static const char *const why[] = {"unknown format version", "bad tensor map", "bad tensor map",
                                       "bad tensor map",         "bad tensor map count", "bad tensor map",
-                                      "bad tensor map",         "bad tensor map"};
+                                      "bad tensor map",         "bad tensor map",
+                                      "bad tensor map"};
     ck_assert_msg(log.data && strstr(log.data, "is corrupt") && strstr(log.data, why[_i]), "%s: log: %s", what,
                   LOG_TEXT(log));
     ck_assert_msg(!file_exists(path), "%s: the refused entry was not removed", what);

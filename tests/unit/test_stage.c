@@ -60,7 +60,7 @@ START_TEST(odd_stride_staged)
     TcTmap m = a_map();
     TcStagePlan p;
     /* 64 x 32 programs of 128 x 256: each element of A read by 32 */
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 64 * 32, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 64 * 32, 0, &p), 1);
     ck_assert_uint_eq(p.src, 0x7f0000010000ull);
     ck_assert_uint_eq(p.src_pitch, 32760);
     ck_assert_uint_eq(p.width, 32760);
@@ -88,21 +88,21 @@ START_TEST(not_needed_or_not_allowed)
     TcStagePlan p;
     TcTmap m = a_map();
     args_init(&x, 0x7f0000010000ull, 8192, 8192, 8192);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0);
     args_init(&x, 0x7f0000010000ull, 8191, 8190, 8190);
     m.stage = 0;
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0);
     m = a_map();
     m.batched = 1;
     m.db = constant(1);
     m.sb = constant(0);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0);
     m = a_map();
     m.s0 = constant(8190); /* no parameter to pass the copy's stride in */
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0);
     m = a_map();
     x.a = 0;
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0);
 }
 END_TEST
 
@@ -114,14 +114,55 @@ START_TEST(reuse_threshold)
     TcTmap m = a_map();
     args_init(&x, 0x7f0000010000ull, 1000, 333, 333);
     /* programs x 128 / 1000 rows: 125 programs give 16, 124 give 15.9 */
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 125, &p), 1);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 124, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 125, 0, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 124, 0, &p), 0);
     /* walking rows (B): the extent across is the column count */
     m.walk = 0;
     m.across = 256;
     /* programs x 256 / 333 columns >= 16: 21 programs */
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 21, &p), 1);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 20, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 21, 0, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, 20, 0, &p), 0);
+}
+END_TEST
+
+/* Pre-rounding (stage.h): a view the kernel rounds is staged rounded even
+ * where a map describes it as it is, at TC_PREROUND_MIN_REUSE programs
+ * per element; never for a map without TcTmap.round or of another element
+ * type; an odd view's copy rounds too. */
+START_TEST(preround_plan)
+{
+    Args x;
+    TcStagePlan p;
+    TcTmap m = a_map();
+    m.round = 1;
+    args_init(&x, 0x7f0000010000ull, 8192, 8192, 8192);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0); /* encodes as it is */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 1, &p), 1);
+    ck_assert_int_eq(p.round, 1);
+    ck_assert_uint_eq(p.src_pitch, 32768);
+    ck_assert_uint_eq(p.pitch, 32768);
+    ck_assert_uint_eq(p.rows, 8192);
+    /* programs x 128 / 8192 rows >= TC_PREROUND_MIN_REUSE */
+    uint64_t enough = (TC_PREROUND_MIN_REUSE * 8192 + 127) / 128;
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, enough, 1, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, enough - 1, 1, &p), 0);
+    /* a short loop (K below TC_PREROUND_MIN_K): not by the rule, yes for tests */
+    args_init(&x, 0x7f0000010000ull, 8192, TC_PREROUND_MIN_K - 32, TC_PREROUND_MIN_K);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX - 1, 1, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 1, &p), 1);
+    args_init(&x, 0x7f0000010000ull, 8192, TC_PREROUND_MIN_K, TC_PREROUND_MIN_K);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX - 1, 1, &p), 1);
+    args_init(&x, 0x7f0000010000ull, 8191, 8190, 8190);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 1, &p), 1);
+    ck_assert_int_eq(p.round, 1);
+    ck_assert_uint_eq(p.pitch, 32768);
+    m.round = 0; /* the kernel reads the values as they are */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 1, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 1);
+    ck_assert_int_eq(p.round, 0);
+    m.round = 1;
+    m.dtype = TC_TMAP_TF32; /* only f32 maps: the rounding is f32 -> tf32 */
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 1, &p), 0);
 }
 END_TEST
 
@@ -134,11 +175,11 @@ START_TEST(geometry_cases)
     TcStagePlan p;
     TcTmap m = a_map();
     args_init(&x, 0x7f0000010000ull, 300, 333, 301); /* 301: no map takes it as it is */
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0);
     args_init(&x, 0x7f0000010000ull, 300, 333, 333); /* the same rows, not overlapping */
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 1);
     args_init(&x, 0x7f0000010004ull, 300, 333, 336);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 1);
     ck_assert_int_eq(p.stride, 352);
     ck_assert_uint_eq(p.pitch, 352 * 4);
     ck_assert_uint_eq(p.src_pitch, 336 * 4);
@@ -148,7 +189,7 @@ START_TEST(geometry_cases)
     m.base_param = P_H;
     m.box[0] = 64;
     args_init(&x, 0x7f0000010000ull, 300, 333, 335);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 1);
     ck_assert_int_eq(p.stride, 384);
     ck_assert_uint_eq(p.pitch, 768);
     ck_assert_uint_eq(p.width, 666);
@@ -156,7 +197,7 @@ START_TEST(geometry_cases)
     m = a_map();
     m.s0 = param(P_LDB);
     args_init(&x, 0x7f0000010000ull, 300, 333, 335);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 1);
     ck_assert_uint_eq(p.stride_param, P_LDB);
     ck_assert_int_eq(p.stride, 352);
 }
@@ -172,9 +213,9 @@ START_TEST(panels_need_columns)
                 .d0 = param(P_M), .d1 = param(P_K), .s0 = param(P_LDA), .s1 = constant(1), .stage = 1,
                 .walk = 0, .across = 128};
     args_init(&x, 0x7f0000010000ull, 300, 333, 335);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 0);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 0);
     args_init(&x, 0x7f0000010000ull, 300, 336, 337);
-    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, &p), 1);
+    ck_assert_int_eq(tc_stage_plan(&m, PARAMS, NPARAMS, x.args, UINT64_MAX, 0, &p), 1);
     ck_assert_int_eq(p.stride, 352);
 }
 END_TEST
@@ -200,7 +241,9 @@ static const char *const GEMM =
     "  STORE\n"
     "}\n";
 
-/* Compiles GEMM with STORE replaced; the kernel's two maps. */
+/* Compiles GEMM with STORE replaced (tf32-rna, else the precision
+ * maps_precision names); the kernel's two maps. */
+static TirPrecision maps_precision = PREC_TF32_RNA;
 static void maps_of(const char *store, TcTmap out[2])
 {
     char src[2048];
@@ -209,6 +252,7 @@ static void maps_of(const char *store, TcTmap out[2])
     TcOptions o;
     tc_options_default(&o);
     o.keep_llvm_ir = 0;
+    o.precision = maps_precision;
     TcResult r;
     StrBuf log;
     sb_init(&log);
@@ -234,6 +278,25 @@ START_TEST(compiler_allows)
     ck_assert_uint_eq(t[1].stage, 1);
     ck_assert_uint_eq(t[1].walk, 0);
     ck_assert_uint_eq(t[1].across, 256);
+    /* tf32-rna rounds both before the dot and nothing else reads them */
+    ck_assert_uint_eq(t[0].round, 1);
+    ck_assert_uint_eq(t[1].round, 1);
+}
+END_TEST
+
+/* Only tf32-rna's maps take rounded views: rne's TMA copies round
+ * themselves, trunc reads the values as they are (3xtf32 at this tile
+ * takes no maps: the generic lowering). */
+START_TEST(compiler_rounds_rna_only)
+{
+    static const TirPrecision others[] = {PREC_TF32_RNE, PREC_TF32_TRUNC};
+    for (unsigned i = 0; i < sizeof others / sizeof others[0]; i++) {
+        TcTmap t[2];
+        maps_precision = others[i];
+        maps_of("store %acc, %vc[%m0, %n0]", t);
+        maps_precision = PREC_TF32_RNA;
+        ck_assert_msg(t[0].round == 0 && t[1].round == 0 && t[0].stage == 1, "precision %u", (unsigned)others[i]);
+    }
 }
 END_TEST
 
@@ -246,9 +309,17 @@ START_TEST(compiler_refuses)
     maps_of("store %acc, %va[%m0, %n0]", t);
     ck_assert_uint_eq(t[0].stage, 0);
     ck_assert_uint_eq(t[1].stage, 1);
+    ck_assert_uint_eq(t[0].round, 0);
+    ck_assert_uint_eq(t[1].round, 1);
     maps_of("%vb2 = view %B [%M, %N] strides [%ldc, 1]\n  store %acc, %vb2[%m0, %n0]", t);
     ck_assert_uint_eq(t[0].stage, 1);
     ck_assert_uint_eq(t[1].stage, 0);
+    ck_assert_uint_eq(t[1].round, 0);
+    /* A's view loaded again after the loop: those values must stay as they are */
+    maps_of("%a2 = load %va[%m0, 0] : tile<128x32xf32>\n  store %acc, %vc[%m0, %n0]", t);
+    ck_assert_uint_eq(t[0].stage, 1);
+    ck_assert_uint_eq(t[0].round, 0);
+    ck_assert_uint_eq(t[1].round, 1);
     maps_of("%vc2 = view %C [%M, %N] strides [%lda, 1]\n  store %acc, %vc2[%m0, %n0]", t);
     ck_assert_uint_eq(t[0].stage, 0);
     ck_assert_uint_eq(t[1].stage, 1);
@@ -260,6 +331,7 @@ END_TEST
 START_TEST(copy_kernels_assemble)
 {
     ck_assert_ptr_nonnull(strstr(tc_stage_ptx, ".entry tilec_stage_b32("));
+    ck_assert_ptr_nonnull(strstr(tc_stage_ptx, ".entry tilec_stage_b32_rna("));
     ck_assert_ptr_nonnull(strstr(tc_stage_ptx, ".entry tilec_stage_b16("));
     const char *ptxas = ptxas_path();
     if (!ptxas) {
@@ -286,6 +358,7 @@ static Suite *suite(void)
     tcase_add_test(p, odd_stride_staged);
     tcase_add_test(p, not_needed_or_not_allowed);
     tcase_add_test(p, reuse_threshold);
+    tcase_add_test(p, preround_plan);
     tcase_add_test(p, geometry_cases);
     tcase_add_test(p, panels_need_columns);
     tcase_add_test(p, copy_kernels_assemble);
@@ -293,6 +366,7 @@ static Suite *suite(void)
     TCase *c = tcase_create("compiler");
     tcase_add_test(c, compiler_allows);
     tcase_add_test(c, compiler_refuses);
+    tcase_add_test(c, compiler_rounds_rna_only);
     suite_add_tcase(s, c);
     return s;
 }
