@@ -124,7 +124,10 @@ TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, si
  * none): tilecLaunch encodes and adds them from args (docs/TIR.md, "Kernel
  * parameters at launch"). Where a view's rows are not on 16 bytes, it may
  * copy that view for the launch into memory of its own, on the same stream,
- * and pass the copy instead (docs/TIR.md, "Staging"; TILEC_STAGE=0: never). */
+ * and pass the copy instead (docs/TIR.md, "Staging"; TILEC_STAGE=0: never);
+ * for a tf32-rna GEMM with K >= 1024 it may copy every view rounded to tf32,
+ * so that the kernel need not round (same bits; "Pre-rounding";
+ * TILEC_PREROUND=0: never). */
 TILEC_API tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid[3],
                                   tilecStream stream, void **args);
 TILEC_API tilecResult tilecModuleUnload(tilecModule *mod);
