@@ -160,8 +160,19 @@ void tc_tmap_args_free(TcTmapArgs *a)
     memset(a, 0, sizeof *a);
 }
 
+/* Adds map i's plan p to plans[n], unless a plan of the same view (its
+ * base parameter) is there: two maps of one view share its copy. */
+static void add_plan(TcStagePlan *plans, unsigned *map_of, unsigned *n, unsigned i, const TcStagePlan *p)
+{
+    for (unsigned j = 0; j < *n; j++)
+        if (plans[j].base_param == p->base_param)
+            return;
+    map_of[*n] = i;
+    plans[(*n)++] = *p;
+}
+
 /* Whether the launch pre-rounds (stage.h): the kernel allows it for every
- * map and each view gets a plan (plans[], deduplicated as below). */
+ * map and each view gets a plan (plans[], one per view: add_plan). */
 static unsigned round_plans(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage, TcStagePlan *plans,
                             unsigned *map_of)
 {
@@ -173,13 +184,7 @@ static unsigned round_plans(const TcKernelInfo *k, void *const *args, const TcSt
         if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args,
                            stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs, 1, &p))
             return 0;
-        int shared = 0;
-        for (unsigned j = 0; j < n; j++)
-            shared |= plans[j].base_param == p.base_param;
-        if (!shared) {
-            map_of[n] = i;
-            plans[n++] = p;
-        }
+        add_plan(plans, map_of, &n, i, &p);
     }
     return n;
 }
@@ -207,13 +212,7 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
             continue;
         if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, 0, &p))
             return TILEC_SUCCESS; /* this map stays as it is: the kernel copies every view itself */
-        int shared = 0;
-        for (unsigned j = 0; j < n; j++)
-            shared |= plans[j].base_param == p.base_param;
-        if (!shared) {
-            map_of[n] = i;
-            plans[n++] = p;
-        }
+        add_plan(plans, map_of, &n, i, &p);
     }
     for (unsigned j = 0; j < n; j++) {
         const TcStagePlan *p = &plans[j];
