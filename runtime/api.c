@@ -67,8 +67,9 @@ struct tilecRuntime_st {
     tilecResult dead; /* creation failed: only GetLog / Destroy work */
     CuDevice dev;
     void *stage_pool; /* staging's memory (runtime/stage.h); NULL: no staging */
-    void *stage_mod;  /* its copy kernels' module */
+    void *stage_mod;  /* its copy kernels' module, loaded at the first launch with tensor maps */
     TcStageKernels stage_kernels;
+    int stage_failed; /* that load failed (noted once): no staging */
     int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
     int preround;     /* TC_PREROUND_*: TILEC_PREROUND=0 off, =1 whatever the reuse (tests), else by the rule */
     TcCache *cache;
@@ -535,11 +536,12 @@ static void rt_release(tilecRuntime rt)
 }
 
 /* Staging (runtime/stage.h), for the kernels with tensor maps (compute
- * capability 9.0): its pool and copy kernels. None (no staging, not an
- * error) where the driver has no memory pools or TILEC_STAGE=0;
- * TILEC_STAGE=1 stages every view it can (the tests' way to reach it with
- * small shapes). TILEC_PREROUND: 0 never stages views only to round them,
- * 1 does wherever the kernel allows (tests). */
+ * capability 9.0): its pool (the copy kernels wait for the first launch
+ * that may need them: their JIT compilation is not every runtime's cost).
+ * None (no staging, not an error) where the driver has no memory pools or
+ * TILEC_STAGE=0; TILEC_STAGE=1 stages every view it can (the tests' way to
+ * reach it with small shapes). TILEC_PREROUND: 0 never stages views only
+ * to round them, 1 does wherever the kernel allows (tests). */
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
     const char *env = getenv("TILEC_STAGE");
@@ -558,11 +560,6 @@ static void stage_open(tilecRuntime rt, StrBuf *msg)
     StrBuf why;
     sb_init(&why);
     tilecResult t = cu_mem_pool_create(&rt->dev, &rt->stage_pool, &why);
-    if (t == TILEC_SUCCESS && (t = cu_module_load_ptx(tc_stage_ptx, &rt->stage_mod, &why)) == TILEC_SUCCESS &&
-        (t = cu_module_function(rt->stage_mod, "tilec_stage_b32", &rt->stage_kernels.b32, &why)) == TILEC_SUCCESS &&
-        (t = cu_module_function(rt->stage_mod, "tilec_stage_b32_rna", &rt->stage_kernels.b32_rna, &why)) ==
-            TILEC_SUCCESS)
-        t = cu_module_function(rt->stage_mod, "tilec_stage_b16", &rt->stage_kernels.b16, &why);
     if (t != TILEC_SUCCESS) {
         if (t != TILEC_ERROR_NOT_FOUND || why.len)
             sb_printf(msg, "%snote: no staging of odd-stride views (runtime/stage.h)\n", why.data ? why.data : "");
@@ -570,6 +567,40 @@ static void stage_open(tilecRuntime rt, StrBuf *msg)
     }
     sb_free(&why);
     cu_ctx_leave();
+}
+
+/* The copy kernels, loaded once, by the first launch that asks (context
+ * current); NULL where there is no staging or their load failed (the log
+ * says so, once). */
+static const TcStageKernels *stage_kernels(tilecRuntime rt, StrBuf *msg)
+{
+    if (!rt->stage_pool)
+        return NULL;
+    pthread_mutex_lock(&rt->mu);
+    if (!rt->stage_mod && !rt->stage_failed) {
+        StrBuf why;
+        sb_init(&why);
+        TcStageKernels k = {0};
+        void *mod = NULL;
+        tilecResult t = cu_module_load_ptx(tc_stage_ptx, &mod, &why);
+        if (t == TILEC_SUCCESS && (t = cu_module_function(mod, "tilec_stage_b32", &k.b32, &why)) == TILEC_SUCCESS &&
+            (t = cu_module_function(mod, "tilec_stage_b32_rna", &k.b32_rna, &why)) == TILEC_SUCCESS)
+            t = cu_module_function(mod, "tilec_stage_b16", &k.b16, &why);
+        if (t == TILEC_SUCCESS) {
+            rt->stage_kernels = k;
+            rt->stage_mod = mod;
+        } else {
+            if (mod)
+                (void)cu_module_unload(mod, &why);
+            sb_printf(msg, "%snote: no staging of odd-stride views (runtime/stage.h: its copy kernels did not load)\n",
+                      why.data ? why.data : "");
+            rt->stage_failed = 1;
+        }
+        sb_free(&why);
+    }
+    const TcStageKernels *k = rt->stage_mod ? &rt->stage_kernels : NULL;
+    pthread_mutex_unlock(&rt->mu);
+    return k;
 }
 
 tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
@@ -911,7 +942,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     /* kernels with tensor maps take them, and their flags, after the
      * declared parameters (runtime/tmap.h); encoding needs the context */
     TcTmapArgs tmaps = {0};
-    TcStageCtx stage = {rt->stage_pool, &rt->stage_kernels, (void *)stream,
+    TcStageCtx stage = {rt->stage_pool, k->ntmaps ? stage_kernels(rt, &msg) : NULL, (void *)stream,
                         rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
