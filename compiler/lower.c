@@ -401,6 +401,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->ntmaps = wgmma_tma_maps(m, k, L->o, tmaps);
     L->tma_param0 = k->nparams;
     L->tmaps_round = L->ntmaps == 2 && tmaps[0].round && tmaps[1].round;
+    L->tmaps_pre = 0;
     uint32_t nargs = k->nparams + (L->ntmaps ? L->ntmaps + 1 : 0);
     LLVMTypeRef *ptys = calloc(nargs + 1, sizeof *ptys);
     if (!L->vals || !ptys) {
@@ -507,6 +508,8 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
         for (uint32_t p = 0; p < k->nparams; p++)
             info->params[p] = tir_value_type(m, params[p]);
     if (L->ntmaps && !L->failed) {
+        for (uint32_t t = 0; !L->tmaps_pre && t < L->ntmaps; t++) /* no second loop took rounded views */
+            tmaps[t].round = 0;
         describe_tmaps(L, name, k->nparams, tmaps);
         info->tmaps = malloc(L->ntmaps * sizeof *info->tmaps);
         if (!info->tmaps)

@@ -86,6 +86,7 @@ typedef struct Lower {
     LLVMValueRef tid;
     uint32_t ntmaps, tma_param0; /* hidden tensor-map parameters (wgmma_tma_maps) and the first's index */
     int tmaps_round;             /* every map has TcTmap.round: a launch may pass the views rounded */
+    int tmaps_pre;               /* the pipeline took them so (Pipe.pre); else TcTmap.round is cleared */
     /* debug info */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef difile, dicu, disp;

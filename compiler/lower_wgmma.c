@@ -610,6 +610,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
             *(o ? &P.batch_b : &P.batch_a) = LLVMBuildIntCast2(b, bi, L->t_i32, 1, "");
         }
         P.pre = L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
+        L->tmaps_pre |= P.pre;
     }
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then

@@ -90,6 +90,7 @@ struct tilecModule_st {
     unsigned nkernels;
     void **fns;
     unsigned char *too_much_shared; /* per kernel: more than the device allows */
+    unsigned char *staged_noted;    /* per kernel: a launch's staged views noted in the log (once; under rt->mu) */
 };
 
 /* ---- results and versions ---------------------------------------------------- */
@@ -703,6 +704,7 @@ static void module_free(tilecModule m)
     tc_kernel_infos_free(m->kernels, m->nkernels);
     free(m->fns);
     free(m->too_much_shared);
+    free(m->staged_noted);
     free(m);
 }
 
@@ -730,7 +732,8 @@ static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo 
     m->cumod = cumod;
     m->fns = calloc(n ? n : 1, sizeof *m->fns);
     m->too_much_shared = calloc(n ? n : 1, 1);
-    if (!m->fns || !m->too_much_shared || tc_kernel_infos_copy(&m->kernels, k, n) != 0)
+    m->staged_noted = calloc(n ? n : 1, 1);
+    if (!m->fns || !m->too_much_shared || !m->staged_noted || tc_kernel_infos_copy(&m->kernels, k, n) != 0)
         goto fail;
     m->nkernels = n;
     for (unsigned i = 0; i < n; i++) {
@@ -942,13 +945,21 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     /* kernels with tensor maps take them, and their flags, after the
      * declared parameters (runtime/tmap.h); encoding needs the context */
     TcTmapArgs tmaps = {0};
+    pthread_mutex_lock(&rt->mu);
+    int noted = mod->staged_noted[i];
+    pthread_mutex_unlock(&rt->mu);
     TcStageCtx stage = {rt->stage_pool, k->ntmaps ? stage_kernels(rt, &msg) : NULL, (void *)stream,
-                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround};
+                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround, noted};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
     }
     t = cu_launch(mod->fns[i], g, k->threads, k->shared_bytes, (void *)stream, k->ntmaps ? tmaps.args : args, &msg);
+    if (tmaps.nstaged && !noted && t == TILEC_SUCCESS) {
+        pthread_mutex_lock(&rt->mu);
+        mod->staged_noted[i] = 1;
+        pthread_mutex_unlock(&rt->mu);
+    }
     tc_tmap_args_free(&tmaps); /* staged copies: freed on the stream, after the launch */
     cu_ctx_leave();
     if (t != TILEC_SUCCESS) {

@@ -5,8 +5,9 @@
  * wrapper for the copy only (its kernels: tc_stage_ptx, loaded by the
  * runtime).
  * Guarantees: a plan only for a map whose geometry fails as the launch
- * gives it and passes with the copy's base and stride; the copy holds the
- * view's rows, nothing else of the buffer is read.
+ * gives it (or, pre-rounding, a map the kernel lets be rounded) and passes
+ * with the copy's base and stride; the copy holds the view's rows (rounded
+ * as the kernel would round them), nothing else of the buffer is read.
  */
 #include "runtime/stage.h"
 
@@ -124,9 +125,11 @@ int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void
  * byte-identical (bench/NOTES.md v13); PTX for sm_80, JIT-compiled once
  * per runtime. */
 /* The 4-byte copy, thread t of a row writes 16 bytes; ROUND stores
- * %r6..%r9 (the plain copy) or their tf32 roundings (cvt.rna.tf32.f32 sets
- * the low 13 bits to 0, exactly as the kernel's own rounding, DESIGN.md 4;
- * zeros past the view's columns stay zeros). */
+ * %r6..%r9 (the plain copy) or their tf32 roundings as the kernel's own
+ * rounding makes them (compiler/lower_ewise.c, round_tf32): cvt.rna.tf32.f32
+ * (the low 13 bits to 0, DESIGN.md 4), and a NaN whose payload lay in those
+ * bits, which cvt turns into Inf, kept a NaN by its quiet bit (a review
+ * found 16382 such inputs); zeros past the view's columns stay zeros. */
 #define STAGE_B32(NAME, ROUND) \
     ".visible .entry " NAME "(.param .u64 p_dst, .param .u64 p_dpitch, .param .u64 p_src, .param .u64 p_spitch,\n" \
     "                                .param .u64 p_cols, .param .u64 p_rows)\n" \
@@ -181,11 +184,17 @@ int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void
     "    ret;\n" \
     "}\n"
 #define STORE_AS_READ "    st.global.v4.b32 [%rd17], {%r6, %r7, %r8, %r9};\n"
+#define RNA_NAN_KEPT(D, S)                                                                                        \
+    "    cvt.rna.tf32.f32 " D ", " S ";\n"                                                                           \
+    "    setp.nan.f32 %p6, " S ", " S ";\n"                                                                          \
+    "    setp.num.f32 %p7, " D ", " D ";\n"                                                                          \
+    "    and.pred %p6, %p6, %p7;\n"                                                                                  \
+    "    @%p6 or.b32 " D ", " D ", 4194304;\n"
 #define STORE_RNA                                                                                                 \
-    "    cvt.rna.tf32.f32 %r10, %r6;\n"                                                                             \
-    "    cvt.rna.tf32.f32 %r11, %r7;\n"                                                                             \
-    "    cvt.rna.tf32.f32 %r12, %r8;\n"                                                                             \
-    "    cvt.rna.tf32.f32 %r13, %r9;\n"                                                                             \
+    RNA_NAN_KEPT("%r10", "%r6")                                                                                   \
+    RNA_NAN_KEPT("%r11", "%r7")                                                                                   \
+    RNA_NAN_KEPT("%r12", "%r8")                                                                                   \
+    RNA_NAN_KEPT("%r13", "%r9")                                                                                   \
     "    st.global.v4.b32 [%rd17], {%r10, %r11, %r12, %r13};\n"
 
 const char tc_stage_ptx[] =

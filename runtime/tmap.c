@@ -223,7 +223,8 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
                       k->name, p->rows, p->width);
             return t;
         }
-        if (!buf) /* no memory for it (noted): the maps left are not encoded; nothing counts as rounded */
+        if (!buf) /* no memory for it (noted): the views left go as they are (maps whose views are not on
+                   * 16 bytes then fail to encode); nothing counts as rounded */
             return TILEC_SUCCESS;
         a->staged[a->nstaged] = buf;
         a->staged_args[a->nstaged].base = buf;
@@ -234,7 +235,8 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
                                        ? (void *)&a->staged_args[a->nstaged].stride32
                                        : (void *)&a->staged_args[a->nstaged].stride64;
         a->nstaged++;
-        sb_printf(log, "note: tilecLaunch @%s: staged the view of tensor map %u (%zu rows of %zu bytes at a row stride "
+        if (!stage->quiet)
+            sb_printf(log, "note: tilecLaunch @%s: staged the view of tensor map %u (%zu rows of %zu bytes at a row stride "
                        "of %zu bytes, copied to rows of %zu%s)\n",
                   k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch,
                   p->round ? ", rounded to tf32 (rna)" : "");

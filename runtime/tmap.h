@@ -87,6 +87,7 @@ typedef struct {
     void *stream;
     uint64_t programs; /* the grid's size */
     int round;         /* TC_PREROUND_*: whether views the kernel rounds are staged rounded */
+    int quiet;         /* the kernel's staged views were noted at an earlier launch: not again */
 } TcStageCtx;
 
 /* Fills a for a launch of k with the caller's args (non-NULL for each
@@ -94,8 +95,8 @@ typedef struct {
  * that cannot be encoded as the arguments are is staged where stage.h says
  * so, all or none (only where every map then can be; the log notes each
  * view staged); where every map has TcTmap.round and stage->round allows,
- * every view is staged rounded and the flags say so. A driver without cuTensorMapEncodeTiled encodes nothing
- * (flags 0). OUT_OF_MEMORY; CUDA when the driver refuses a map (the log
+ * every view is staged rounded and the flags say so. A driver without
+ * cuTensorMapEncodeTiled encodes nothing (flags: only the rounded bits). OUT_OF_MEMORY; CUDA when the driver refuses a map (the log
  * names the kernel, the map and its geometry); or what a staging copy's
  * launch returned (the log names the kernel and the map); a is then empty.
  * tc_tmap_args_free releases a after the launch, on every path, with the
