@@ -189,31 +189,40 @@ static unsigned round_plans(const TcKernelInfo *k, void *const *args, const TcSt
     return n;
 }
 
-/* Stages the views of the maps that cannot be encoded as the launch gives
- * them (stage.h), all or none: the kernel copies with TMA only when every
- * map is encoded (its flags), so a view is copied only where, with the
- * copies, every map can be. Where the kernel rounds every view and the
- * launch is large enough, every view is staged rounded instead (and the
- * rounded bits set once all are). Two maps of one view (A times A) share
- * its copy. Each copy's base and row stride go in place of the caller's
- * (a->args); the log notes each. */
+unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
+                             TcStagePlan plans[TC_TMAP_MAX], unsigned map_of[TC_TMAP_MAX], int *round)
+{
+    *round = 0;
+    if (k->ntmaps > TC_TMAP_MAX)
+        return 0;
+    unsigned n = round_plans(k, args, stage, plans, map_of);
+    if (n) {
+        *round = 1;
+        return n;
+    }
+    for (unsigned i = 0; i < k->ntmaps; i++) {
+        TcTmapGeometry g;
+        TcStagePlan p;
+        if (tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
+            continue;
+        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args, stage->programs, 0, &p))
+            return 0; /* this map stays as it is: the kernel copies every view itself */
+        add_plan(plans, map_of, &n, i, &p);
+    }
+    return n;
+}
+
+/* Stages the views tc_stage_views_plan names: each copy's base and row
+ * stride go in place of the caller's (a->args), the log notes each, and
+ * where they are rounded the rounded bits are set once all are. */
 static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcStageCtx *stage, StrBuf *log)
 {
     if (!stage || !stage->pool || !stage->kernels)
         return TILEC_SUCCESS;
     TcStagePlan plans[TC_TMAP_MAX];
     unsigned map_of[TC_TMAP_MAX];
-    unsigned n = round_plans(k, (void *const *)a->args, stage, plans, map_of);
-    int round = n > 0;
-    for (unsigned i = 0; !round && i < k->ntmaps; i++) {
-        TcTmapGeometry g;
-        TcStagePlan p;
-        if (tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, &g))
-            continue;
-        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, (void *const *)a->args, stage->programs, 0, &p))
-            return TILEC_SUCCESS; /* this map stays as it is: the kernel copies every view itself */
-        add_plan(plans, map_of, &n, i, &p);
-    }
+    int round;
+    unsigned n = tc_stage_views_plan(k, (void *const *)a->args, stage, plans, map_of, &round);
     for (unsigned j = 0; j < n; j++) {
         const TcStagePlan *p = &plans[j];
         uint64_t buf;

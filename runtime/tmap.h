@@ -90,6 +90,16 @@ typedef struct {
     int quiet;         /* the kernel's staged views were noted at an earlier launch: not again */
 } TcStageCtx;
 
+/* Pure (no driver): the views a launch of k with these args stages,
+ * plans[0..n) for maps map_of[0..n), and *round whether they go rounded:
+ * a map that cannot be encoded as the arguments are is staged where
+ * stage.h says so, all or none (only where every map then can be; none:
+ * 0); where every map has TcTmap.round and stage->round and the rule
+ * allow, every view, rounded. Two maps of one view (A times A) share its
+ * copy. stage->pool and kernels are not looked at. */
+unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
+                             TcStagePlan plans[TC_TMAP_MAX], unsigned map_of[TC_TMAP_MAX], int *round);
+
 /* Fills a for a launch of k with the caller's args (non-NULL for each
  * declared parameter); context current (the driver encodes in it). A map
  * that cannot be encoded as the arguments are is staged where stage.h says
