@@ -514,9 +514,7 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                        : "",
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
-                P->tma && P->swapped && P->prec == PREC_TF32_RNA && P->L->tmaps_round && !P->round_b && !P->direct
-                    ? "; a second consumer loop for launches that pass A and B rounded (no rounding then)"
-                    : "");
+                P->pre ? "; a second consumer loop for launches that pass A and B rounded (no rounding then)" : "");
 }
 
 void lower_wgmma_loop(Lower *L, uint32_t i)
@@ -583,8 +581,6 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.k_overlap = 0;
     if (!P.swapped && !P.ss)
         raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
-    if (L->o->remarks)
-        pipe_remark(&P, in.loc);
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
@@ -612,6 +608,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.pre = L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
         L->tmaps_pre |= P.pre;
     }
+    if (L->o->remarks) /* after P.pre */
+        pipe_remark(&P, in.loc);
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
      * full[], empty[] and (swapped) landed[] */

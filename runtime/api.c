@@ -543,19 +543,25 @@ static void rt_release(tilecRuntime rt)
  * TILEC_STAGE=0; TILEC_STAGE=1 stages every view it can (the tests' way to
  * reach it with small shapes). TILEC_PREROUND: 0 never stages views only
  * to round them, 1 does wherever the kernel allows (tests). */
+/* Environment switch name: 0, 1, or -1 (unset, or another value: noted,
+ * the default rule `what` then). */
+static int env_switch(const char *name, const char *what, StrBuf *msg)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return -1;
+    if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+        return v[0] - '0';
+    sb_printf(msg, "note: %s=%s is neither 0 nor 1: %s by the default rule\n", name, v, what);
+    return -1;
+}
+
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
-    const char *env = getenv("TILEC_STAGE");
-    rt->stage_always = env && strcmp(env, "1") == 0;
-    if (env && strcmp(env, "0") && strcmp(env, "1"))
-        sb_printf(msg, "note: TILEC_STAGE=%s is neither 0 nor 1: staging by the default rule\n", env);
-    const char *pre = getenv("TILEC_PREROUND");
-    rt->preround = pre && strcmp(pre, "0") == 0   ? TC_PREROUND_OFF
-                   : pre && strcmp(pre, "1") == 0 ? TC_PREROUND_ALWAYS
-                                                  : TC_PREROUND_AUTO;
-    if (pre && strcmp(pre, "0") && strcmp(pre, "1"))
-        sb_printf(msg, "note: TILEC_PREROUND=%s is neither 0 nor 1: pre-rounding by the default rule\n", pre);
-    if ((env && strcmp(env, "0") == 0) || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
+    int stage = env_switch("TILEC_STAGE", "staging", msg), pre = env_switch("TILEC_PREROUND", "pre-rounding", msg);
+    rt->stage_always = stage == 1;
+    rt->preround = pre == 0 ? TC_PREROUND_OFF : pre == 1 ? TC_PREROUND_ALWAYS : TC_PREROUND_AUTO;
+    if (stage == 0 || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
         cu_ctx_enter(&rt->dev, msg) != TILEC_SUCCESS)
         return;
     StrBuf why;

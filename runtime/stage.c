@@ -74,8 +74,8 @@ int tc_stage_plan(const TcTmap *m, const TirType *params, unsigned nparams, void
                   int round, TcStagePlan *p)
 {
     memset(p, 0, sizeof *p);
-    if (!m->stage || (round && (!m->round || m->dtype != TC_TMAP_F32)) || m->batched || m->base_param >= nparams || params[m->base_param].kind != TY_PTR ||
-        m->s0.param < 0 || (unsigned)m->s0.param >= nparams || (int32_t)m->base_param == m->s0.param ||
+    if (!m->stage || (round && (!m->round || m->dtype != TC_TMAP_F32)) || m->batched || m->base_param >= nparams ||
+        params[m->base_param].kind != TY_PTR || m->s0.param < 0 || (unsigned)m->s0.param >= nparams || (int32_t)m->base_param == m->s0.param ||
         m->across == 0)
         return 0;
     int64_t d0, d1, s0, s1;
