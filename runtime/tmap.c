@@ -171,19 +171,22 @@ static void add_plan(TcStagePlan *plans, unsigned *map_of, unsigned *n, unsigned
     plans[(*n)++] = *p;
 }
 
-/* Whether the launch pre-rounds (stage.h): the kernel allows it for every
- * map and each view gets a plan (plans[], one per view: add_plan). */
-static unsigned round_plans(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage, TcStagePlan *plans,
-                            unsigned *map_of)
+/* The plans of a launch that stages every view rounded (round: where the
+ * kernel lets each be rounded and the rule, stage.h, allows), or only the
+ * views no map can describe as they are (plain copies); 0 where some view
+ * that needs one gets none (all or none). One plan per view: add_plan. */
+static unsigned plans_for(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage, int round,
+                          TcStagePlan *plans, unsigned *map_of)
 {
-    if (stage->round == TC_PREROUND_OFF || k->ntmaps == 0)
-        return 0;
+    uint64_t programs = round && stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs;
     unsigned n = 0;
     for (unsigned i = 0; i < k->ntmaps; i++) {
+        TcTmapGeometry g;
         TcStagePlan p;
-        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args,
-                           stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs, 1, &p))
-            return 0;
+        if (!round && tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
+            continue; /* encodes as it is */
+        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args, programs, round, &p))
+            return 0; /* this map stays as it is: the kernel copies every view itself */
         add_plan(plans, map_of, &n, i, &p);
     }
     return n;
@@ -193,23 +196,14 @@ unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcS
                              TcStagePlan plans[TC_TMAP_MAX], unsigned map_of[TC_TMAP_MAX], int *round)
 {
     *round = 0;
-    if (k->ntmaps > TC_TMAP_MAX)
+    if (k->ntmaps == 0 || k->ntmaps > TC_TMAP_MAX)
         return 0;
-    unsigned n = round_plans(k, args, stage, plans, map_of);
+    unsigned n = stage->round == TC_PREROUND_OFF ? 0 : plans_for(k, args, stage, 1, plans, map_of);
     if (n) {
         *round = 1;
         return n;
     }
-    for (unsigned i = 0; i < k->ntmaps; i++) {
-        TcTmapGeometry g;
-        TcStagePlan p;
-        if (tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
-            continue;
-        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args, stage->programs, 0, &p))
-            return 0; /* this map stays as it is: the kernel copies every view itself */
-        add_plan(plans, map_of, &n, i, &p);
-    }
-    return n;
+    return plans_for(k, args, stage, 0, plans, map_of);
 }
 
 /* Stages the views tc_stage_views_plan names: each copy's base and row
@@ -245,10 +239,11 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
                                        : (void *)&a->staged_args[a->nstaged].stride64;
         a->nstaged++;
         if (!stage->quiet)
-            sb_printf(log, "note: tilecLaunch @%s: staged the view of tensor map %u (%zu rows of %zu bytes at a row stride "
-                       "of %zu bytes, copied to rows of %zu%s)\n",
-                  k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch,
-                  p->round ? ", rounded to tf32 (rna)" : "");
+            sb_printf(log,
+                      "note: tilecLaunch @%s: staged the view of tensor map %u (%zu rows of %zu bytes at a row "
+                      "stride of %zu bytes, copied to rows of %zu%s)\n",
+                      k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch,
+                      p->round ? ", rounded to tf32 (rna)" : "");
     }
     if (round) /* every view rounded: the kernel need not round (whether it copies by TMA or not) */
         for (unsigned i = 0; i < k->ntmaps; i++)

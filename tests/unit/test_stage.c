@@ -350,8 +350,9 @@ static void gemm_args(GemmArgs *g, int32_t M, int32_t N, int32_t K, int32_t lda,
     memcpy(g->args, p, sizeof p);
 }
 
-static unsigned plan_for(TirPrecision prec, const GemmArgs *g, uint64_t programs, int round_mode, TcStagePlan *plans,
-                         unsigned *map_of, int *round)
+/* GEMM's kernel compiled for prec (its maps take rounded views for
+ * tf32-rna); free with tc_result_free. */
+static void gemm_kernel(TirPrecision prec, TcResult *r)
 {
     char src[2048];
     const char *at = strstr(GEMM, "STORE");
@@ -360,16 +361,18 @@ static unsigned plan_for(TirPrecision prec, const GemmArgs *g, uint64_t programs
     tc_options_default(&o);
     o.keep_llvm_ir = 0;
     o.precision = prec;
-    TcResult r;
     StrBuf log;
     sb_init(&log);
-    ck_assert_int_eq(tc_compile("mm.tir", src, strlen(src), &o, &r, &log), 0);
-    ck_assert_uint_eq(r.kernels[0].ntmaps, 2);
-    TcStageCtx ctx = {.programs = programs, .round = round_mode};
-    unsigned n = tc_stage_views_plan(&r.kernels[0], g->args, &ctx, plans, map_of, round);
-    tc_result_free(&r);
+    ck_assert_int_eq(tc_compile("mm.tir", src, strlen(src), &o, r, &log), 0);
+    ck_assert_uint_eq(r->kernels[0].ntmaps, 2);
     sb_free(&log);
-    return n;
+}
+
+static unsigned plan_for(const TcResult *r, const GemmArgs *g, uint64_t programs, int round_mode, TcStagePlan *plans,
+                         unsigned *map_of, int *round)
+{
+    TcStageCtx ctx = {.programs = programs, .round = round_mode};
+    return tc_stage_views_plan(&r->kernels[0], g->args, &ctx, plans, map_of, round);
 }
 
 /* Aligned views: staged only to be rounded, both, by the rule (reuse and
@@ -382,36 +385,41 @@ START_TEST(launch_plans)
     TcStagePlan plans[TC_TMAP_MAX];
     unsigned map_of[TC_TMAP_MAX];
     int round;
+    TcResult rna, rne;
+    gemm_kernel(PREC_TF32_RNA, &rna);
+    gemm_kernel(PREC_TF32_RNE, &rne);
     uint64_t grid8192 = 64 * 32; /* 128 x 256 tiles of 8192^3 */
     gemm_args(&g, 8192, 8192, 8192, 8192, 8192);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 2);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 2);
     ck_assert_int_eq(round, 1);
     ck_assert(plans[0].round && plans[1].round && map_of[0] == 0 && map_of[1] == 1);
     ck_assert_uint_eq(plans[0].base_param, 0);
     ck_assert_uint_eq(plans[1].base_param, 1);
     ck_assert_uint_eq(plans[1].stride_param, 7); /* %ldb */
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, grid8192, TC_PREROUND_OFF, plans, map_of, &round), 0);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNE, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, 16 * 8, TC_PREROUND_AUTO, plans, map_of, &round), 0); /* 2048^3's grid */
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, 16 * 8, TC_PREROUND_ALWAYS, plans, map_of, &round), 2);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_OFF, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rna, &g, 16 * 8, TC_PREROUND_AUTO, plans, map_of, &round), 0); /* 2048^3's grid */
+    ck_assert_uint_eq(plan_for(&rna, &g, 16 * 8, TC_PREROUND_ALWAYS, plans, map_of, &round), 2);
     ck_assert_int_eq(round, 1);
     gemm_args(&g, 4096, 4096, 64, 64, 4096); /* small K: not by the rule */
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, 32 * 16, TC_PREROUND_AUTO, plans, map_of, &round), 0);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, UINT64_MAX, TC_PREROUND_AUTO, plans, map_of, &round), 2);
+    ck_assert_uint_eq(plan_for(&rna, &g, 32 * 16, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rna, &g, UINT64_MAX, TC_PREROUND_AUTO, plans, map_of, &round), 2);
     /* odd K: A's rows are off 16 bytes */
     gemm_args(&g, 8192, 8192, 8190, 8190, 8192);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 2);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 2);
     ck_assert_int_eq(round, 1);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, grid8192, TC_PREROUND_OFF, plans, map_of, &round), 1);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_OFF, plans, map_of, &round), 1);
     ck_assert_int_eq(round, 0);
     ck_assert(map_of[0] == 0 && !plans[0].round && plans[0].pitch == 32768);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNE, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 1);
+    ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 1);
     ck_assert_int_eq(round, 0);
     /* A's rows off 16 bytes and overlapping (lda < K): A cannot be staged, so B (ldb odd) is not
      * either: the kernel copies both itself */
     gemm_args(&g, 8192, 8192, 8190, 8101, 8193);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNA, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
-    ck_assert_uint_eq(plan_for(PREC_TF32_RNE, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    tc_result_free(&rna);
+    tc_result_free(&rne);
 }
 END_TEST
 
@@ -463,6 +471,7 @@ static Suite *suite(void)
     tcase_add_test(c, compiler_refuses);
     tcase_add_test(c, compiler_rounds_rna_only);
     tcase_add_test(c, launch_plans);
+    tcase_set_timeout(c, 120); /* compiles GEMM kernels: slow under sanitizers */
     suite_add_tcase(s, c);
     return s;
 }
