@@ -14,7 +14,7 @@ static const char *rt_log(tilecRuntime rt)
     const char *log = "";
     if (rt)
         tilecRuntimeGetLog(rt, &log);
-    return log;
+    return log ? log : "";
 }
 
 tilecRuntime gpu_open(void)
@@ -198,4 +198,16 @@ double gpu_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+size_t gpu_log_mark(tilecRuntime rt)
+{
+    const char *log = rt_log(rt);
+    return strlen(log);
+}
+
+int gpu_log_has_since(tilecRuntime rt, size_t mark, const char *s)
+{
+    const char *log = rt_log(rt);
+    return strlen(log) >= mark && strstr(log + mark, s) != NULL;
 }

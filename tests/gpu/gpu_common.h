@@ -57,6 +57,11 @@ void gpu_gemm_f64(int M, int N, int K, const float *A, int lda, const float *B, 
 /* Rounds an f32 to TF32 the way round_tf32 {mode = rna} does. */
 float gpu_round_tf32_rna(float x);
 
+/* The length of rt's log now, and whether it gained s since such a mark
+ * (a note of the launches in between). */
+size_t gpu_log_mark(tilecRuntime rt);
+int gpu_log_has_since(tilecRuntime rt, size_t mark, const char *s);
+
 /* Milliseconds on a monotonic clock. */
 double gpu_now_ms(void);
 

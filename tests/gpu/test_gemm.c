@@ -383,20 +383,11 @@ static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed)
               "examples/matmul_grouped.tir ", "");
 }
 
-/* The length of rt's log now (a mark for expect_staged). */
-static size_t log_mark(tilecRuntime rt)
-{
-    const char *log = NULL;
-    return tilecRuntimeGetLog(rt, &log) == TILEC_SUCCESS && log ? strlen(log) : 0;
-}
-
 /* Fails unless rt's log gained a note of a staged view since mark: a
  * staged case whose views were not staged checks nothing of staging. */
 static void expect_staged(tilecRuntime rt, size_t mark, const char *what)
 {
-    const char *log = NULL;
-    int ok = tilecRuntimeGetLog(rt, &log) == TILEC_SUCCESS && log && strlen(log) >= mark &&
-             strstr(log + mark, "staged the view of tensor map");
+    int ok = gpu_log_has_since(rt, mark, "staged the view of tensor map");
     printf("%s: the log notes a staged view: %s\n", what, ok ? "ok" : "FAIL");
     failures += !ok;
 }
@@ -426,14 +417,14 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
     for (size_t p = 0; p < 4; p++) {
         Config c = {"f32", modes[p], "sm_90a", 128, 128, 32, 8};
         unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
-        size_t mark = log_mark(forced);
+        size_t mark = gpu_log_mark(forced);
         run_dense(forced, &c, f32_src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed++,
                   "examples/matmul.tir staged ", " (lda K + 2, ldb N + 1)");
         expect_staged(forced, mark, modes[p]);
     }
     Config h = {"bf16", "ieee", "sm_90a", 128, 256, 64, 8};
     unsigned hgrid[3] = {(M + 127) / 128, (N + 255) / 256, 1};
-    size_t mark = log_mark(forced);
+    size_t mark = gpu_log_mark(forced);
     run_dense(forced, &h, bf16_src, "matmul_bf16.tir", "matmul_bf16", M, N, K, K + 1, N + 3, N, 0, 0, hgrid, seed++,
               "examples/matmul_bf16.tir staged ", " (lda K + 1, ldb N + 3)");
     expect_staged(forced, mark, "bf16");
@@ -443,7 +434,7 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
     enum { BM = 2100, BN = 2100, BK = 100 }; /* 17 x 17 programs: each view read by 17.6 per element */
     Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
     unsigned grid[3] = {(BM + 127) / 128, (BN + 127) / 128, 1};
-    mark = log_mark(rt);
+    mark = gpu_log_mark(rt);
     run_dense(rt, &c, f32_src, "matmul.tir", "matmul", BM, BN, BK, BK + 1, BN + 1, BN + 3, 0, 0, grid, seed,
               "examples/matmul.tir ", " (lda K + 1, ldb N + 1: staged by the default rule)");
     expect_staged(rt, mark, "the default rule");

@@ -84,19 +84,6 @@ static void fill(float *p, size_t n, uint64_t seed, int specials)
     }
 }
 
-/* Whether the runtime's log, from mark on, contains s. */
-static int log_has(tilecRuntime rt, size_t mark, const char *s)
-{
-    const char *log = NULL;
-    return tilecRuntimeGetLog(rt, &log) == TILEC_SUCCESS && log && strlen(log) >= mark && strstr(log + mark, s);
-}
-
-static size_t log_mark(tilecRuntime rt)
-{
-    const char *log = NULL;
-    return tilecRuntimeGetLog(rt, &log) == TILEC_SUCCESS && log ? strlen(log) : 0;
-}
-
 /* C of one launch on rt (its own upload of A and B). */
 static void run(tilecRuntime rt, const Tile *t, const Shape *s, const float *A, const float *B, float *C, int *rounded)
 {
@@ -111,10 +98,10 @@ static void run(tilecRuntime rt, const Tile *t, const Shape *s, const float *A, 
     int32_t M = s->M, N = s->N, K = s->K, lda = s->lda, ldb = s->ldb, ldc = s->ldc, k0 = s->k0;
     void *args[] = {&dA, &dB, &dC, &M, &N, &K, &lda, &ldb, &ldc, &k0};
     unsigned grid[3] = {(unsigned)((M + t->bm - 1) / t->bm), (unsigned)((N + t->bn - 1) / t->bn), 1};
-    size_t mark = log_mark(rt);
+    size_t mark = gpu_log_mark(rt);
     GPU_CHECK(rt, tilecLaunch(mod, "gemm", grid, NULL, args));
     GPU_CHECK(rt, tilecSynchronize(rt));
-    *rounded = log_has(rt, mark, "rounded to tf32 (rna)");
+    *rounded = gpu_log_has_since(rt, mark, "rounded to tf32 (rna)");
     gpu_download(rt, C, dC, sizeof(float) * nc);
     tilecFree(rt, dA);
     tilecFree(rt, dB);
