@@ -35,6 +35,7 @@ typedef struct {
     int bm, bn, bk, warps;
     int group;  /* >0: grouped tile order (bench_gemm_source) */
     int stages; /* >0: --stages=N for its kernels */
+    int persistent; /* -fpersistent for its kernels */
 } Tile;
 
 /* What a row's speed is compared with: the cuBLAS call of the same kind. */
@@ -104,7 +105,7 @@ static const char usage[] =
     "  --archs=LIST        sm_90a,sm_80 (default: both)\n"
     "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS[gG][sS] (default 128x128x32w8); gG: a 1-D\n"
     "                      grid in Triton's grouped order, G rows of tiles per group; sS:\n"
-    "                      --stages=S (e.g. 128x256x32w8s2 for small K)\n"
+    "                      --stages=S (e.g. 128x256x32w8s2 for small K); p: -fpersistent\n"
     "  --cfg-bf16=LIST     bf16 tiles (default 128x256x64w8)\n"
     "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
     "                      repeatable, up to 4)\n"
@@ -172,6 +173,8 @@ static int parse_tile(const char *s, Tile *t, int *used)
             return -1;
         *used += n;
     }
+    t->persistent = s[*used] == 'p';
+    *used += t->persistent;
     return t->bm > 0 && t->bn > 0 && t->bk > 0 && t->warps > 0 ? 0 : -1;
 }
 
@@ -658,11 +661,13 @@ static void tile_str(const Variant *v, char *buf, size_t n)
         if (v->tile.group > 0 && k > 0 && (size_t)k < n)
             k += snprintf(buf + k, n - (size_t)k, "g%d", v->tile.group);
         if (v->tile.stages > 0 && k > 0 && (size_t)k < n)
-            snprintf(buf + k, n - (size_t)k, "s%d", v->tile.stages);
+            k += snprintf(buf + k, n - (size_t)k, "s%d", v->tile.stages);
+        if (v->tile.persistent && k > 0 && (size_t)k < n)
+            snprintf(buf + k, n - (size_t)k, "p");
     }
 }
 
-/* The compile options of v's kernels of tile tl (opts holds 3 + MAX_COPTS;
+/* The compile options of v's kernels of tile tl (opts holds 4 + MAX_COPTS;
  * a_opt, p_opt and s_opt are their buffers); returns their count. */
 static int variant_opts(const Variant *v, const Tile *tl, const char **opts, char a_opt[32], char p_opt[48],
                         char s_opt[24])
@@ -676,6 +681,8 @@ static int variant_opts(const Variant *v, const Tile *tl, const char **opts, cha
         snprintf(s_opt, 24, "--stages=%d", tl->stages);
         opts[n++] = s_opt;
     }
+    if (tl->persistent)
+        opts[n++] = "-fpersistent";
     for (int i = 0; i < nextra_copts; i++)
         opts[n++] = extra_copts[i];
     return n;
@@ -684,7 +691,7 @@ static int variant_opts(const Variant *v, const Tile *tl, const char **opts, cha
 static void build_tilec(Variant *v)
 {
     char src[4096], a_opt[32], p_opt[48], s_opt[24];
-    const char *opts[3 + MAX_COPTS];
+    const char *opts[4 + MAX_COPTS];
     int nopts = variant_opts(v, &v->tile, opts, a_opt, p_opt, s_opt);
     bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
                       v->tile.group);
@@ -699,7 +706,7 @@ static void tune_tilec(Variant *v, Problem *p)
 {
     static char src[8][4096];
     char a_opt[32], p_opt[48], s_opt[8][24], key[96];
-    const char *opts[8][3 + MAX_COPTS];
+    const char *opts[8][4 + MAX_COPTS];
     tilecTuneConfig cfg[8];
     const Shape *s = &p->s;
     for (int t = 0; t < v->ntiles; t++) {

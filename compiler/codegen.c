@@ -35,7 +35,7 @@ static const char triple[] = "nvptx64-nvidia-cuda";
  *       most of them bounds-checked stores) made it walk the function 34
  *       times, its address matching each time: 9.4 -> 1.1 ms, and the PTX
  *       is byte-identical on all 672 kernel/arch/precision/option combos. */
-static const char *const llvm_args[] = {"tilec", "-cgpp-huge-func=0"};
+static const char *const llvm_args[] = {"tilec", "-cgpp-huge-func=0", "-disable-lsr"};
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_nvptx(void)

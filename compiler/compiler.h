@@ -57,6 +57,10 @@ typedef struct {
                                 * timings mixed): with TMA, tf32-trunc/rne's consumers wait on the barriers
                                 * the copies complete on, with no producer warpgroup between
                                 * (nothing to round) */
+    int persistent;            /* -fpersistent (default off): a grid of as many programs as the GPU runs at
+                                * once, each taking the launch's programs in turn (program p, then
+                                * p + the programs launched, ...); a GEMM pipeline's producers then copy
+                                * the next program's first stages while the consumers store C (lower.c) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
@@ -148,6 +152,9 @@ typedef struct {
     unsigned threads;
     unsigned shared_bytes; /* dynamic shared memory per program */
     unsigned grid[3];
+    unsigned char persistent; /* -fpersistent: the grid goes to 3 hidden i32 parameters (after the
+                               * tensor maps' flags), and at most as many blocks as run at once
+                               * take its programs in turn (lower_programs.c) */
     unsigned nparams;
     TirType *params;       /* nparams types */
     unsigned ntmaps;
@@ -202,7 +209,8 @@ uint32_t wgmma_ss_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
  * left as they are); the f16/bf16 pipeline's producer warpgroups. */
 uint32_t wgmma_entry_regs(uint32_t launch);
 uint32_t transposed_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
-uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, int persistent,
+                                uint32_t *consumer);
 uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer);
 uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
 /* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):

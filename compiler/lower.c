@@ -144,16 +144,20 @@ static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nv
 static const char *const nctaid[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
                                       "llvm.nvvm.read.ptx.sreg.nctaid.z"};
 
+/* Persistent kernels (L->persist) take the program from their loop over
+ * the launch's programs (lw_programs), not from the block's index. */
 void lower_PROGRAM_ID(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
-    lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = sreg(L, ctaid[in->ival % 3])});
+    LLVMValueRef v = L->persist ? L->prog[in->ival % 3] : sreg(L, ctaid[in->ival % 3]);
+    lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = v});
 }
 
 void lower_NUM_PROGRAMS(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
-    lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = sreg(L, nctaid[in->ival % 3])});
+    LLVMValueRef v = L->persist ? L->nprog[in->ival % 3] : sreg(L, nctaid[in->ival % 3]);
+    lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = v});
 }
 
 /* ---- loops ---- */
@@ -322,7 +326,7 @@ static int within_limits_before(Lower *L, const TirInst *in)
 void lw_lower_block(Lower *L, uint32_t bi)
 {
     const TirBlock *blk = &L->m->blocks[bi];
-    for (uint32_t k = 0; k < blk->ninsts && !L->failed; k++) {
+    for (uint32_t k = 0; k < blk->ninsts && !L->failed && !L->stop; k++) {
         uint32_t i = L->m->pool[blk->insts + k];
         const TirInst *in = &L->m->insts[i];
         set_loc(L, in->loc);
@@ -402,7 +406,12 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->tma_param0 = k->nparams;
     L->tmaps_round = L->ntmaps == 2 && tmaps[0].round && tmaps[1].round;
     L->tmaps_pre = 0;
-    uint32_t nargs = k->nparams + (L->ntmaps ? L->ntmaps + 1 : 0);
+    L->persist = lw_persist_mode(L, k, launch);
+    L->role = L->stop = 0;
+    L->smem_floor = 0;
+    uint32_t nhidden = (L->ntmaps ? L->ntmaps + 1 : 0) + (L->persist ? 3 : 0);
+    L->grid_param0 = k->nparams + (L->ntmaps ? L->ntmaps + 1 : 0);
+    uint32_t nargs = k->nparams + nhidden;
     LLVMTypeRef *ptys = calloc(nargs + 1, sizeof *ptys);
     if (!L->vals || !ptys) {
         free(ptys);
@@ -414,8 +423,10 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     const uint32_t *params = m->pool + k->params;
     for (uint32_t p = 0; p < k->nparams; p++)
         ptys[p] = param_type(L, tir_value_type(m, params[p]));
-    for (uint32_t p = k->nparams; p < nargs; p++) /* the tensor maps' byval pointers, then the flags */
-        ptys[p] = p + 1 < nargs ? L->t_ptr : L->t_i32;
+    for (uint32_t p = k->nparams; p < L->grid_param0; p++) /* the tensor maps' byval pointers, then the flags */
+        ptys[p] = p + 1 < L->grid_param0 ? L->t_ptr : L->t_i32;
+    for (uint32_t p = L->grid_param0; p < nargs; p++) /* persistent: the grid */
+        ptys[p] = L->t_i32;
     const char *name = tir_str(m, k->name);
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ptys, nargs, 0);
     free(ptys);
@@ -469,9 +480,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     /* placeholder: resized once the kernel's shared memory need is known */
     L->smem = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(LLVMInt8TypeInContext(L->ctx), 0), "__tilec_smem_tmp", 3);
 
-    lw_lower_block(L, k->body);
-    if (!L->failed)
-        LLVMBuildRetVoid(L->b);
+    lw_lower_body(L, k);
 
     /* the real shared array: static up to 48 KB, dynamic (extern) above */
     uint32_t bytes = (L->smem_bytes + 15) & ~15u;
@@ -500,6 +509,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     info->threads = launch;
     info->shared_bytes = dyn;
     memcpy(info->grid, k->grid, sizeof info->grid);
+    info->persistent = L->persist != 0;
     info->nparams = k->nparams;
     info->params = calloc(k->nparams + 1, sizeof *info->params);
     if (!info->name || !info->params)
@@ -519,6 +529,9 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
             info->ntmaps = L->ntmaps;
         }
     }
+    if (!L->failed)
+        lw_describe_programs(L, name);
+    L->persist = 0;
     free(L->vals);
     L->vals = NULL;
     free_kernel_allocs(L);

@@ -87,6 +87,22 @@ typedef struct Lower {
     uint32_t ntmaps, tma_param0; /* hidden tensor-map parameters (wgmma_tma_maps) and the first's index */
     int tmaps_round;             /* every map has TcTmap.round: a launch may pass the views rounded */
     int tmaps_pre;               /* the pipeline took them so (Pipe.pre); else TcTmap.round is cleared */
+    /* -fpersistent (lower.c, lw_programs): the kernel loops over the launch's programs */
+    int persist;                 /* 0: one program per block; PERSIST_LOOP, PERSIST_ROLES */
+    uint32_t grid_param0;        /* the hidden parameters: the launch's grid, 3 x i32 */
+    LLVMValueRef prog[3], nprog[3]; /* program_id and num_programs of the program being run */
+    int role;                    /* PERSIST_ROLES: the half of the kernel being lowered (LW_PRODUCERS,
+                                  * LW_CONSUMERS), each with its own loop over the programs */
+    int pre_version;             /* PERSIST_ROLES, tf32-rna with Pipe.pre: the consumers' loop for
+                                  * views that come rounded (1) or as they are (2), else 0 */
+    int stop;                    /* the role's lowering is complete (the producers' after the pipeline) */
+    LLVMBasicBlockRef role_entry; /* the role's block before its loop (setmaxnreg goes there) */
+    LLVMBasicBlockRef prog_pre, prog_head; /* the loop's entry and head */
+    LLVMBasicBlockRef next_prog; /* the loop's latch: where a role's program ends */
+    LLVMValueRef carried[4], carried_next[4]; /* more values the loop carries (lw_programs_carry) */
+    uint32_t ncarried;
+    uint32_t smem_floor;         /* smem_ptr() allocates above it (persist: the pipeline's ring and
+                                  * barriers stay in use while the consumers store C) */
     /* debug info */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef difile, dicu, disp;
@@ -96,7 +112,24 @@ typedef struct Lower {
     int failed;
 } Lower;
 
-/* lower.c */
+enum { PERSIST_LOOP = 1, PERSIST_ROLES = 2 };
+enum { LW_PRODUCERS = 1, LW_CONSUMERS = 2 };
+
+/* lower_programs.c: persistent kernels (L->persist) */
+/* How kernel k runs under -fpersistent, launching `launch` threads per
+ * block: 0 (not persistent; a remark says why), PERSIST_LOOP or
+ * PERSIST_ROLES (a pipeline's roles, each in a loop of its own). */
+int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch);
+/* The kernel's body, in the loop over the programs where L->persist; ends
+ * the function. */
+void lw_lower_body(Lower *L, const TirKernel *k);
+/* The hidden grid parameters, described at the top of the PTX. */
+void lw_describe_programs(Lower *L, const char *kernel);
+/* A value the loop over the programs carries, `init` at the
+ * first program; returns its phi (at the loop's head), whose value for the
+ * next program lw_programs_next() sets. */
+LLVMValueRef lw_programs_carry(Lower *L, LLVMValueRef init);
+void lw_programs_next(Lower *L, LLVMValueRef phi, LLVMValueRef next);
 void *lw_alloc(Lower *L, size_t bytes);
 LLVMValueRef *lw_regs(Lower *L, uint32_t n);
 void lw_error(Lower *L, TirLoc loc, const char *fmt, ...);
@@ -136,8 +169,9 @@ static inline uint32_t layout_nperm_group(uint32_t G) { return G / 2 * 32 + G % 
 /* i1: this thread's register r holds an element of the tile that no other
  * thread writes (NULL = always true). */
 LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row);
-/* Shared memory of at least `bytes`, 16-byte aligned, starting at offset 0
- * (each use is bracketed by barriers, so uses may overlap). */
+/* Shared memory of at least `bytes`, 16-byte aligned, starting at offset
+ * L->smem_floor, 0 but after a persistent pipeline (each use is bracketed
+ * by barriers, so uses may overlap). */
 LLVMValueRef smem_ptr(Lower *L, uint32_t bytes);
 /* Registers of IR value v in layout `to` (converting through shared memory
  * when needed). */
@@ -177,6 +211,12 @@ LLVMValueRef ew_convert(Lower *L, LLVMValueRef x, TirElem from, TirElem to);
  * kernel launches beside its warps(N) for it (0 when it has no such loop). */
 void lower_wgmma_loop(Lower *L, uint32_t inst);
 uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* Whether kernel k's pipeline can run persistent (-fpersistent): the swapped
+ * product's or the f16/bf16 one, not the older pipeline's. */
+int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* 2 where kernel k's consumers have a loop version for views that come
+ * rounded and one for views as they are (Pipe.pre), else 1. */
+int wgmma_consumer_versions(Lower *L, const TirKernel *k);
 
 /* codegen.c */
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);

@@ -200,9 +200,12 @@ LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef bas
 
 LLVMValueRef smem_ptr(Lower *L, uint32_t bytes)
 {
-    if (bytes > L->smem_bytes)
-        L->smem_bytes = bytes;
-    return L->smem;
+    if (L->smem_floor + bytes > L->smem_bytes)
+        L->smem_bytes = L->smem_floor + bytes;
+    if (!L->smem_floor)
+        return L->smem;
+    LLVMValueRef off = lw_const_i32(L, L->smem_floor);
+    return LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), L->smem, &off, 1, "");
 }
 
 /* Row pitch of a staging array: one extra element breaks the power-of-two

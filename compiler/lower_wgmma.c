@@ -49,6 +49,17 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
     return 0;
 }
 
+int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    const TirBlock *b = &m->blocks[k->body];
+    for (uint32_t j = 0; j < b->ninsts; j++) {
+        const TirInst *in = &m->insts[m->pool[b->insts + j]];
+        if (in->op == OP_FOR && in->ival > 0)
+            return half_dot(m, wgmma_loop_dot(m, in)) || o->wgmma_swapped;
+    }
+    return 1;
+}
+
 enum { REGISTER_FILE = 65536 };
 
 uint32_t wgmma_entry_regs(uint32_t launch)
@@ -97,6 +108,8 @@ LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
+    if (P->base) /* persistent: steps numbered on from the programs before */
+        t = LLVMBuildAdd(b, t, P->base, "");
     LLVMValueRef s = LLVMBuildURem(b, t, c32(L, P->stages), "");
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""), c32(L, 1), "");
     if (prior_round)
@@ -434,14 +447,14 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     memcpy(acc, phis, nacc * sizeof *acc);
     if (overlap) { /* the last step's group, then its stage */
         wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
-        LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), c32(L, P->stages), "");
+        LLVMValueRef n = P->base ? LLVMBuildAdd(b, P->base, P->nsteps, "") : P->nsteps;
+        LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, n, c32(L, 1), ""), c32(L, P->stages), "");
         wg_bar_arrive_if(L, wg_bar_addr(L, P->empty32, last), LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""));
     }
 }
 
-LLVMValueRef wg_pre(Pipe *P)
+LLVMValueRef wg_pre(Lower *L)
 {
-    Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + 2);
     uint32_t both = TC_TMAP_FLAG_ROUNDED(0) | TC_TMAP_FLAG_ROUNDED(1);
@@ -457,6 +470,12 @@ static void consumers(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         consumer(P, acc, nacc);
         return;
     }
+    if (P->L->pre_version) { /* persistent: each version in a loop of its own (lower_programs.c) */
+        P->round_b = P->L->pre_version == 1;
+        consumer(P, acc, nacc);
+        P->round_b = 0;
+        return;
+    }
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef *other = lw_regs(L, nacc);
@@ -466,7 +485,7 @@ static void consumers(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     LLVMBasicBlockRef given = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.rounded");
     LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.round");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.done");
-    LLVMBuildCondBr(b, wg_pre(P), given, own);
+    LLVMBuildCondBr(b, wg_pre(P->L), given, own);
     LLVMPositionBuilderAtEnd(b, given);
     P->round_b = 1;
     consumer(P, acc, nacc);
@@ -490,6 +509,155 @@ static void consumers(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 }
 
 /* ---- the loop ---- */
+
+/* The barriers' initialization, by one thread: full[] and empty[] (and
+ * landed[]) of every stage. */
+static void init_barriers(Pipe *P)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    for (uint32_t s = 0; s < P->stages; s++) {
+        /* ss: every producer thread arrives twice per step (its copies, and
+         * itself: ss_issue); swapped: the copier's, or each producer's for
+         * its own steps */
+        LLVMValueRef a[2] = {wg_bar_addr(L, P->full32, c32(L, s)), c32(L, P->ss ? 2 * P->producers * WARPGROUP : WARPGROUP)};
+        if (P->ss && P->tma) /* with TMA: the issuing thread's arrival, and the bytes */
+            a[1] = LLVMBuildSelect(b, P->use_tma, c32(L, 1), a[1], "");
+        lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
+        a[0] = wg_bar_addr(L, P->empty32, c32(L, s));
+        a[1] = c32(L, P->consumers);
+        lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
+        if (P->swapped) { /* every producer thread arrives once per step (with TMA: the issuing one) */
+            a[0] = wg_bar_addr(L, P->landed32, c32(L, s));
+            a[1] = P->tma ? LLVMBuildSelect(b, P->use_tma, c32(L, 1), c32(L, WARPGROUP), "") : c32(L, WARPGROUP);
+            lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
+        }
+    }
+    /* the bulk (and TMA) copies complete on landed[] (f16/bf16 TMA: full[]) through the async
+     * proxy: it must see the inits */
+    if (P->swapped || P->tma)
+        lw_asm(L, void_t(L), "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0, SE);
+}
+
+static void inval_barriers(Pipe *P)
+{
+    Lower *L = P->L;
+    for (uint32_t s = 0; s < (P->swapped ? 3 : 2) * P->stages; s++) {
+        LLVMValueRef a = wg_bar_addr(L, P->full32, c32(L, s)); /* empty[] (and landed[]) follow full[] */
+        lw_asm(L, void_t(L), "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}", &a, 1, SE);
+    }
+}
+
+/* Persistent (L->role): the steps of the programs a block runs share the
+ * ring, numbered on from program to program (P->base: the first step of
+ * this one), so the barriers' phases run on and a role may start the next
+ * program while the other finishes this one. The barriers' counts depend
+ * on whether the program copies by TMA (P->use_tma, uniform for a launch
+ * in practice; per program in principle): where it differs from the last
+ * program's (and at the first), every thread of the block meets, thread 0
+ * initializes the barriers anew, and the steps count from 0. */
+static void pipe_programs(Pipe *P)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef prev = lw_programs_carry(L, c32(L, -1)), base = lw_programs_carry(L, c32(L, 0));
+    LLVMValueRef cur = P->tma ? LLVMBuildZExt(b, P->use_tma, L->t_i32, "") : c32(L, 0);
+    LLVMValueRef anew = LLVMBuildICmp(b, LLVMIntNE, cur, prev, "");
+    P->base = LLVMBuildSelect(b, anew, c32(L, 0), base, "base");
+    lw_programs_next(L, prev, cur);
+    lw_programs_next(L, base, LLVMBuildAdd(b, P->base, P->nsteps, ""));
+    LLVMBasicBlockRef meet = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.anew");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.init");
+    LLVMBasicBlockRef ready = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.ready");
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "pipe");
+    LLVMBuildCondBr(b, anew, meet, go);
+    LLVMPositionBuilderAtEnd(b, meet);
+    lw_barrier(L); /* every thread of the block: the last program's steps are over */
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), one, ready);
+    LLVMPositionBuilderAtEnd(b, one);
+    LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.reinit");
+    LLVMBasicBlockRef inval = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.inval");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, prev, c32(L, 0), ""), inval, init);
+    LLVMPositionBuilderAtEnd(b, inval);
+    inval_barriers(P);
+    LLVMBuildBr(b, init);
+    LLVMPositionBuilderAtEnd(b, init);
+    init_barriers(P);
+    LLVMBuildBr(b, ready);
+    LLVMPositionBuilderAtEnd(b, ready);
+    lw_barrier(L); /* the barriers are ready */
+    LLVMBuildBr(b, go);
+    LLVMPositionBuilderAtEnd(b, go);
+}
+
+/* setmaxnreg (tmpl with the count) where the role starts: at its entry
+ * when persistent (once, before its loop), else here. */
+static void role_registers(Pipe *P, const char *op, uint32_t regs)
+{
+    Lower *L = P->L;
+    if (!regs)
+        return;
+    char t[64];
+    snprintf(t, sizeof t, "setmaxnreg.%s.sync.aligned.u32 %u;", op, regs);
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(L->b);
+    if (L->role)
+        LLVMPositionBuilderBefore(L->b, LLVMGetBasicBlockTerminator(L->role_entry));
+    lw_asm(L, void_t(L), t, "~{memory}", NULL, 0, SEC);
+    LLVMPositionBuilderAtEnd(L->b, at);
+}
+
+static uint32_t register_split(const Pipe *P, uint32_t *creg)
+{
+    return P->ss        ? ss_register_split(P->consumers, P->producers, creg)
+           : P->swapped ? swapped_register_split(P->consumers, P->producers, P->copies, P->L->persist != 0, creg)
+                        : transposed_register_split(P->consumers, P->producers, P->copies, creg);
+}
+
+static void pipe_producers(Pipe *P, const Access *xa, const Access *xb)
+{
+    uint32_t creg, preg = register_split(P, &creg);
+    role_registers(P, "dec", preg);
+    if (P->ss)
+        ss_producer(P, xa, xb);
+    else if (P->swapped)
+        swapped_producer(P, xa, xb);
+    else
+        transposed_producer(P, xa, xb);
+}
+
+/* The consumers' loop on accumulators from `init` (a constant tile), the
+ * result as IR value `result`. */
+static void pipe_consumers(Pipe *P, uint32_t init, uint32_t result)
+{
+    Lower *L = P->L;
+    uint32_t creg;
+    register_split(P, &creg);
+    role_registers(P, "inc", creg);
+    L->bar_threads = P->consumers;
+    Layout lay = {.kind = LAYOUT_MMA, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1, .mt = 1,
+                  .nt = P->bn / 8};
+    if (P->swapped) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
+        lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1,
+                       .mt = P->blocks, .nt = P->bm / 8, .nperm = (uint8_t)P->b128};
+    if (P->ffma)
+        lay = ffma_layout(P);
+    LLVMValueRef *acc = lw_tile_in(L, init, &lay); /* a constant tile (pass_wgmma) */
+    uint32_t nacc = layout_nregs(&lay);
+    LLVMValueRef *regs = lw_regs(L, nacc);
+    if (!acc || !regs)
+        return;
+    memcpy(regs, acc, nacc * sizeof *regs);
+    consumers(P, regs, nacc);
+    lw_set(L, result, (LVal){.kind = LV_TILE, .regs = regs, .lay = lay});
+}
+
+void wg_producer_exit(Lower *L)
+{
+    if (L->role)
+        LLVMBuildBr(L->b, L->next_prog);
+    else
+        LLVMBuildRetVoid(L->b);
+}
 
 /* --remarks: how the pipeline is built (pass_wgmma said that it is). */
 static void pipe_remark(const Pipe *P, TirLoc loc)
@@ -517,33 +685,27 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                 P->pre ? "; a second consumer loop for launches that pass A and B rounded (no rounding then)" : "");
 }
 
-void lower_wgmma_loop(Lower *L, uint32_t i)
+/* The pipeline of marked loop `loop`, as its tile, options and tensor maps
+ * make it (no IR yet); the shared memory it takes, and the older
+ * pipeline's raw slots in it. */
+static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint32_t *raw_bytes)
 {
     const TirModule *m = L->m;
-    const TirInst in = m->insts[i];
-    const uint32_t *args = tir_args(m, &in);
-    const TirBlock *body = &m->blocks[in.body];
-    const uint32_t *bargs = tir_block_args(m, body);
-    const TirInst *dot = wgmma_loop_dot(m, &in);
+    const TirInst *dot = wgmma_loop_dot(m, loop);
     const uint32_t *da = tir_args(m, dot);
-    const TirInst *lda = &m->insts[tir_value_def_inst(m, da[0])];
-    const TirInst *ldb = &m->insts[tir_value_def_inst(m, da[1])];
-    LLVMBuilderRef b = L->b;
-
-    Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)in.ival,
+    Pipe P = {.L = L, .bm = dot->type.dim[0], .bn = dot->type.dim[1], .stages = (uint32_t)loop->ival,
               .prec = (TirPrecision)dot->ival, .consumers = L->threads};
     P.copies = P.prec == PREC_3XTF32 ? 3 : 1;
     P.ss = half_dot(m, dot);
     P.swapped = L->o->wgmma_swapped && !P.ss;
     TirElem elem = tir_value_type(m, da[0]).elem;
-    uint32_t smem_bytes, raw_bytes = 0; /* raw: the older pipeline's producer slots */
     /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
     P.tma = L->ntmaps == 2;
     if (P.ss) {
         P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
-        smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
+        *smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
     } else if (P.swapped) {
         P.producers = swapped_producers(P.bm, P.prec, P.stages);
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
@@ -564,23 +726,59 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE && P.bm <= 128;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         P.b128 = P.tma && L->o->wgmma_tma_b128;
-        P.direct = P.tma && L->o->wgmma_tma_direct && (P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE);
+        /* not persistent: direct skips full[] under TMA, and a program without TMA would
+         * then wait on phases of full[] that the ones before skipped */
+        P.direct = P.tma && L->o->wgmma_tma_direct && !L->persist &&
+                   (P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE);
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;
-        smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
+        *smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);
         P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
         P.hoist = L->o->wgmma_hoist;
-        smem_bytes = wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages);
+        *smem_bytes = wgmma_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     }
     P.lag = wgmma_lag(P.stages, P.producers);
     /* k-overlap's consumers hold two stages: not where the producers would then deadlock
      * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
     if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
         P.k_overlap = 0;
+    *raw_bytes = 0;
     if (!P.swapped && !P.ss)
-        raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
+        *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
+    /* a launch may pass tf32-rna's views rounded: a second consumer loop for them */
+    P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
+    return P;
+}
+
+int wgmma_consumer_versions(Lower *L, const TirKernel *k)
+{
+    const TirBlock *b = &L->m->blocks[k->body];
+    for (uint32_t j = 0; j < b->ninsts; j++) {
+        const TirInst *in = &L->m->insts[L->m->pool[b->insts + j]];
+        uint32_t smem, raw;
+        if (in->op == OP_FOR && in->ival > 0)
+            return pipe_setup(L, in, &smem, &raw).pre ? 2 : 1;
+    }
+    return 1;
+}
+
+void lower_wgmma_loop(Lower *L, uint32_t i)
+{
+    const TirModule *m = L->m;
+    const TirInst in = m->insts[i];
+    const uint32_t *args = tir_args(m, &in);
+    const TirBlock *body = &m->blocks[in.body];
+    const uint32_t *bargs = tir_block_args(m, body);
+    const uint32_t *da = tir_args(m, wgmma_loop_dot(m, &in));
+    const TirInst *lda = &m->insts[tir_value_def_inst(m, da[0])];
+    const TirInst *ldb = &m->insts[tir_value_def_inst(m, da[1])];
+    LLVMBuilderRef b = L->b;
+
+    uint32_t smem_bytes, raw_bytes;
+    Pipe P = pipe_setup(L, &in, &smem_bytes, &raw_bytes);
+    TirElem elem = tir_value_type(m, da[0]).elem;
 
     /* the step count; k itself is never read from the IR inside the loop */
     LLVMValueRef lo = LLVMBuildSExt(b, lw_val(L, args[0])->s, L->t_i64, "lo");
@@ -605,10 +803,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
             P.use_tma = LLVMBuildAnd(b, P.use_tma, wg_fits_i32(L, LLVMBuildSExt(b, bi, L->t_i64, ""), 0), "");
             *(o ? &P.batch_b : &P.batch_a) = LLVMBuildIntCast2(b, bi, L->t_i32, 1, "");
         }
-        P.pre = L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
         L->tmaps_pre |= P.pre;
     }
-    if (L->o->remarks) /* after P.pre */
+    if (L->o->remarks && L->role != LW_PRODUCERS) /* after P.pre; once for both roles */
         pipe_remark(&P, in.loc);
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
@@ -625,31 +822,24 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.empty32 = LLVMBuildAdd(b, P.full32, c32(L, 8 * P.stages), "");
     P.landed32 = LLVMBuildAdd(b, P.empty32, c32(L, 8 * P.stages), "");
 
+    if (L->role) { /* persistent: each role its part, in its own loop over the programs */
+        pipe_programs(&P);
+        if (L->role == LW_PRODUCERS) {
+            pipe_producers(&P, &xa, &xb);
+            L->stop = 1; /* the rest of the kernel is the consumers' */
+            return;
+        }
+        pipe_consumers(&P, args[3], in.result);
+        /* the ring stays in use (the producers' next copies) while the
+         * consumers run the rest of the program */
+        L->smem_floor = (L->smem_bytes + 15) & ~15u;
+        return;
+    }
     LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.init");
     LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "pipe");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), init, go);
     LLVMPositionBuilderAtEnd(b, init);
-    for (uint32_t s = 0; s < P.stages; s++) {
-        /* ss: every producer thread arrives twice per step (its copies, and
-         * itself: ss_issue); swapped: the copier's, or each producer's for
-         * its own steps */
-        LLVMValueRef a[2] = {wg_bar_addr(L, P.full32, c32(L, s)), c32(L, P.ss ? 2 * P.producers * WARPGROUP : WARPGROUP)};
-        if (P.ss && P.tma) /* with TMA: the issuing thread's arrival, and the bytes */
-            a[1] = LLVMBuildSelect(b, P.use_tma, c32(L, 1), a[1], "");
-        lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
-        a[0] = wg_bar_addr(L, P.empty32, c32(L, s));
-        a[1] = c32(L, P.consumers);
-        lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
-        if (P.swapped) { /* every producer thread arrives once per step (with TMA: the issuing one) */
-            a[0] = wg_bar_addr(L, P.landed32, c32(L, s));
-            a[1] = P.tma ? LLVMBuildSelect(b, P.use_tma, c32(L, 1), c32(L, WARPGROUP), "") : c32(L, WARPGROUP);
-            lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
-        }
-    }
-    /* the bulk (and TMA) copies complete on landed[] (f16/bf16 TMA: full[]) through the async
-     * proxy: it must see the inits */
-    if (P.swapped || P.tma)
-        lw_asm(L, void_t(L), "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0, SE);
+    init_barriers(&P);
     LLVMBuildBr(b, go);
     LLVMPositionBuilderAtEnd(b, go);
     lw_barrier(L); /* every thread: the barriers are ready */
@@ -657,44 +847,14 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, P.consumers), ""), prod, cons);
-    uint32_t creg, preg = P.ss        ? ss_register_split(P.consumers, P.producers, &creg)
-                          : P.swapped ? swapped_register_split(P.consumers, P.producers, P.copies, &creg)
-                                      : transposed_register_split(P.consumers, P.producers, P.copies, &creg);
-    char rtmpl[64];
     LLVMPositionBuilderAtEnd(b, prod);
-    if (preg) {
-        snprintf(rtmpl, sizeof rtmpl, "setmaxnreg.dec.sync.aligned.u32 %u;", preg);
-        lw_asm(L, void_t(L), rtmpl, "~{memory}", NULL, 0, SEC);
-    }
-    if (P.ss)
-        ss_producer(&P, &xa, &xb);
-    else if (P.swapped)
-        swapped_producer(&P, &xa, &xb);
-    else
-        transposed_producer(&P, &xa, &xb);
+    pipe_producers(&P, &xa, &xb);
     if (L->failed)
         return;
-
     LLVMPositionBuilderAtEnd(b, cons);
-    if (creg) {
-        snprintf(rtmpl, sizeof rtmpl, "setmaxnreg.inc.sync.aligned.u32 %u;", creg);
-        lw_asm(L, void_t(L), rtmpl, "~{memory}", NULL, 0, SEC);
-    }
-    L->bar_threads = P.consumers;
-    Layout lay = {.kind = LAYOUT_MMA, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1, .mt = 1,
-                  .nt = P.bn / 8};
-    if (P.swapped) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
-        lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P.bm, .cols = P.bn, .wm = P.consumers / 32, .wn = 1,
-                       .mt = P.blocks, .nt = P.bm / 8, .nperm = (uint8_t)P.b128};
-    if (P.ffma)
-        lay = ffma_layout(&P);
-    LLVMValueRef *acc = lw_tile_in(L, args[3], &lay); /* a constant tile (pass_wgmma) */
-    uint32_t nacc = layout_nregs(&lay);
-    LLVMValueRef *regs = lw_regs(L, nacc);
-    if (!acc || !regs)
+    pipe_consumers(&P, args[3], in.result);
+    if (L->failed)
         return;
-    memcpy(regs, acc, nacc * sizeof *regs);
-    consumers(&P, regs, nacc);
     lw_barrier(L); /* every consumer is done with the ring */
     /* the barriers' memory may be reused by the rest of the kernel: PTX wants
      * them invalidated first (every producer wait and arrive is over: the
@@ -703,12 +863,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "pipe.done");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), inval, after);
     LLVMPositionBuilderAtEnd(b, inval);
-    for (uint32_t s = 0; s < (P.swapped ? 3 : 2) * P.stages; s++) {
-        LLVMValueRef a = wg_bar_addr(L, P.full32, c32(L, s)); /* empty[] (and landed[]) follow full[] */
-        lw_asm(L, void_t(L), "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}", &a, 1, SE);
-    }
+    inval_barriers(&P);
     LLVMBuildBr(b, after);
     LLVMPositionBuilderAtEnd(b, after);
     lw_barrier(L);
-    lw_set(L, in.result, (LVal){.kind = LV_TILE, .regs = regs, .lay = lay});
 }

@@ -33,6 +33,8 @@ typedef struct {
     LLVMValueRef raw_off, raw32; /* the raw B slots: offset from ring, address */
     LLVMValueRef full32, empty32; /* the barrier arrays, i32 addresses */
     LLVMValueRef nsteps;  /* i32 */
+    LLVMValueRef base;    /* persistent (L->role): i32, the first step's number in the ring's
+                           * sequence (wg_wait_step); NULL: 0 */
     LLVMValueRef lo;      /* i64: k of step 0 */
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
     int swapped;          /* the swapped product (default; -fno-wgmma-swapped: the older pipeline) */
@@ -148,6 +150,10 @@ void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRe
 /* (A copy, B copy) of each product: 3xtf32 sums small*hic, hic*small, big*big */
 extern const uint32_t wg_pairs3[3][2];
 
+/* Where a producer thread is done with the program: it returns, or
+ * (persistent) goes on to the next program. */
+void wg_producer_exit(Lower *L);
+
 /* lower_wgmma_transposed.c (-fno-wgmma-swapped) */
 void transposed_producer(Pipe *P, const Access *xa, const Access *xb);
 /* One stage for the consumers: A fragments from the stage, B by descriptor db. */
@@ -172,7 +178,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
 /* With P->pre: i1, uniform, whether this launch passes A and B rounded
  * (flag bits 16, 17), read where it is used. */
-LLVMValueRef wg_pre(Pipe *P);
+LLVMValueRef wg_pre(Lower *L);
 /* i1: x .. x + n fit in i32 (x i64). */
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n);
 /* The tensor maps' addresses, once per producer thread. */

@@ -278,14 +278,14 @@ void ss_producer(Pipe *P, const Access *xa, const Access *xb)
         LLVMPositionBuilderAtEnd(b, tbb);
         LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lt, c32(L, 0), ""), one, idle);
         LLVMPositionBuilderAtEnd(b, idle);
-        LLVMBuildRetVoid(b);
+        wg_producer_exit(L);
         LLVMPositionBuilderAtEnd(b, one);
         wg_tma_prepare(P);
         Loop lt0 = wg_loop_open(L, "prod.tma");
         wg_loop_test(L, &lt0, P->nsteps);
         wg_tma_issue(P, xa, xb, lt0.i);
         wg_loop_close(L, &lt0);
-        LLVMBuildRetVoid(b);
+        wg_producer_exit(L);
         LLVMPositionBuilderAtEnd(b, gbb);
     }
     Loop lp = wg_loop_open(L, "prod");
@@ -293,9 +293,10 @@ void ss_producer(Pipe *P, const Access *xa, const Access *xb)
     ss_issue(P, xa, xb, lp.i, lt);
     wg_loop_close(L, &lp);
     /* no exit with copies in flight (full[] tracks them, but the thread
-     * that issued them would be gone) */
-    lw_asm(L, void_t(L), "cp.async.wait_all;", "~{memory}", NULL, 0, SE);
-    LLVMBuildRetVoid(L->b);
+     * that issued them would be gone); persistent: at the kernel's end */
+    if (!L->role)
+        lw_asm(L, void_t(L), "cp.async.wait_all;", "~{memory}", NULL, 0, SE);
+    wg_producer_exit(L);
 }
 
 void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr, LLVMValueRef rel_if)

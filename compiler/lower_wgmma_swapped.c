@@ -42,12 +42,15 @@ uint32_t swapped_producers(uint32_t bm, TirPrecision p, uint32_t stages)
 
 /* The swapped product's producers hold only a 16-element batch (three
  * copies for 3xtf32) and addresses. */
-uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer)
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, int persistent,
+                                uint32_t *consumer)
 {
     uint32_t nc = consumers / WARPGROUP, launch = consumers + producers * WARPGROUP;
     /* two producer warpgroups beside two consumer ones: 128 registers at
-     * entry, the consumers need 192 */
-    uint32_t prod = copies == 3 ? 112 : producers == 2 && nc == 2 ? 64 : 96;
+     * entry, the consumers need 192; persistent, 200 (the loop over the
+     * programs: at 192 ptxas spilled at 128x256, at 184 it serialized the
+     * wgmmas; the producers need no more than 56 then) */
+    uint32_t prod = copies == 3 ? 112 : producers == 2 && nc == 2 ? (persistent ? 56 : 64) : 96;
     *consumer = 0;
     if (launch <= 256)
         return 0;
@@ -419,7 +422,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
      * rounder's loop versioned, P->pre_loop, the version knows) */
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
-                                : P->pre && !P->pre_loop ? if_open(L, LLVMBuildNot(b, wg_pre(P), ""), "round")
+                                : P->pre && !P->pre_loop ? if_open(L, LLVMBuildNot(b, wg_pre(P->L), ""), "round")
                                                          : NULL;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef off[4];
@@ -491,7 +494,7 @@ static void swp_steps(Pipe *P, const Access *xa, const Access *xb, const ACopy *
         LLVMPositionBuilderAtEnd(b, next);
     }
     wg_loop_close(L, &lp);
-    LLVMBuildRetVoid(b);
+    wg_producer_exit(L);
 }
 
 /* Whether some tile of x may be inside the matrix but not 16-byte aligned:
@@ -524,7 +527,7 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
         int twork = P->direct ? work & DO_ISSUE : work;
         if (twork == DO_ISSUE) { /* the copier warpgroup: its first thread alone */
             LLVMBasicBlockRef rest = if_open(L, LLVMBuildICmp(b, LLVMIntNE, lt, c32(L, 0), ""), "prod.idle");
-            LLVMBuildRetVoid(b);
+            wg_producer_exit(L);
             LLVMPositionBuilderAtEnd(b, rest);
         }
         wg_tma_prepare(P);
@@ -573,14 +576,14 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
         if (P->direct) { /* under TMA the rounder has nothing to do: left waiting on landed[], it
                           * would wait past the last step for a phase no copy completes */
             LLVMBasicBlockRef rest = if_open(L, P->use_tma, "prod.nothing");
-            LLVMBuildRetVoid(b);
+            wg_producer_exit(L);
             LLVMPositionBuilderAtEnd(b, rest);
         }
         if (P->pre) { /* a loop version each: no flag kept through the loop (the producers
                        * have no register to spare: ptxas spilled at 128x256) */
             LLVMBasicBlockRef given = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.rounded");
             LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.round");
-            LLVMBuildCondBr(b, wg_pre(P), given, own);
+            LLVMBuildCondBr(b, wg_pre(P->L), given, own);
             LLVMPositionBuilderAtEnd(b, given);
             P->pre_loop = 1;
             swp_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_FINISH);

@@ -56,6 +56,7 @@ static const struct {
     {"wgmma-tma", offsetof(TcOptions, wgmma_tma)},
     {"wgmma-tma-b128", offsetof(TcOptions, wgmma_tma_b128)},
     {"wgmma-tma-direct", offsetof(TcOptions, wgmma_tma_direct)},
+    {"persistent", offsetof(TcOptions, persistent)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
@@ -188,6 +189,8 @@ void tc_options_str(const TcOptions *o, StrBuf *out)
         sb_puts(out, " -fno-wgmma-tma-b128");
     if (o->wgmma_tma_direct)
         sb_puts(out, " -fwgmma-tma-direct");
+    if (o->persistent)
+        sb_puts(out, " -fpersistent");
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

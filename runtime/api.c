@@ -47,6 +47,8 @@
 
 /* Kernels wanting more dynamic shared memory than this must opt in. */
 #define DEFAULT_SHARED_LIMIT (48u * 1024u)
+/* a persistent launch's parameter pointers: the kernel's, its maps' and flags, the grid */
+enum { TC_PERSIST_MAX_ARGS = 64 };
 
 static char empty_log[1];
 
@@ -72,6 +74,7 @@ struct tilecRuntime_st {
     int stage_failed; /* that load failed (noted once): no staging */
     int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
     int preround;     /* TC_PREROUND_*: TILEC_PREROUND=0 off, =1 whatever the reuse (tests), else by the rule */
+    unsigned persist_blocks; /* TILEC_PERSIST_BLOCKS=N: persistent launches take at most N blocks (tests) */
     TcCache *cache;
     StrBuf log;
     char label[320]; /* "NVIDIA H200 (sm_90)" */
@@ -91,6 +94,7 @@ struct tilecModule_st {
     void **fns;
     unsigned char *too_much_shared; /* per kernel: more than the device allows */
     unsigned char *staged_noted;    /* per kernel: a launch's staged views noted in the log (once; under rt->mu) */
+    unsigned *resident;             /* per kernel: the blocks the device runs at once (persistent kernels) */
 };
 
 /* ---- results and versions ---------------------------------------------------- */
@@ -556,6 +560,22 @@ static int env_switch(const char *name, const char *what, StrBuf *msg)
     return -1;
 }
 
+/* TILEC_PERSIST_BLOCKS=N (1..65535): a persistent kernel's launch takes
+ * at most N blocks, each then running more programs (the tests' way to
+ * reach that with small shapes). */
+static void persist_open(tilecRuntime rt, StrBuf *msg)
+{
+    const char *v = getenv("TILEC_PERSIST_BLOCKS");
+    char *end;
+    if (!v)
+        return;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*v >= '0' && *v <= '9' && !*end && n >= 1 && n <= 65535)
+        rt->persist_blocks = (unsigned)n;
+    else
+        sb_printf(msg, "note: TILEC_PERSIST_BLOCKS=%s is not a number from 1 to 65535: ignored\n", v);
+}
+
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
     int stage = env_switch("TILEC_STAGE", "staging", msg), pre = env_switch("TILEC_PREROUND", "pre-rounding", msg);
@@ -645,6 +665,7 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
         return TILEC_ERROR_OUT_OF_MEMORY;
     }
     stage_open(rt, &msg);
+    persist_open(rt, &msg);
     *rtp = rt;
     return rt_done(rt, TILEC_SUCCESS, &msg);
 }
@@ -711,6 +732,7 @@ static void module_free(tilecModule m)
     free(m->fns);
     free(m->too_much_shared);
     free(m->staged_noted);
+    free(m->resident);
     free(m);
 }
 
@@ -739,20 +761,27 @@ static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo 
     m->fns = calloc(n ? n : 1, sizeof *m->fns);
     m->too_much_shared = calloc(n ? n : 1, 1);
     m->staged_noted = calloc(n ? n : 1, 1);
-    if (!m->fns || !m->too_much_shared || !m->staged_noted || tc_kernel_infos_copy(&m->kernels, k, n) != 0)
+    m->resident = calloc(n ? n : 1, sizeof *m->resident);
+    if (!m->fns || !m->too_much_shared || !m->staged_noted || !m->resident ||
+        tc_kernel_infos_copy(&m->kernels, k, n) != 0)
         goto fail;
     m->nkernels = n;
     for (unsigned i = 0; i < n; i++) {
         if ((t = cu_module_function(cumod, k[i].name, &m->fns[i], msg)) != TILEC_SUCCESS)
             goto fail;
-        if (k[i].shared_bytes <= DEFAULT_SHARED_LIMIT)
-            continue;
         if (k[i].shared_bytes > (unsigned)rt->dev.max_shared_optin) {
             m->too_much_shared[i] = 1; /* launching it says so */
             continue;
         }
-        if ((t = cu_func_set_max_dynamic_shared(m->fns[i], k[i].shared_bytes, msg)) != TILEC_SUCCESS)
+        if (k[i].shared_bytes > DEFAULT_SHARED_LIMIT &&
+            (t = cu_func_set_max_dynamic_shared(m->fns[i], k[i].shared_bytes, msg)) != TILEC_SUCCESS)
             goto fail;
+        int per_sm = 0;
+        if (k[i].persistent &&
+            (t = cu_blocks_per_sm(m->fns[i], k[i].threads, k[i].shared_bytes, &per_sm, msg)) != TILEC_SUCCESS)
+            goto fail;
+        /* at least one block: a kernel that fits none fails at its launch, with the driver's reason */
+        m->resident[i] = per_sm > 0 ? (unsigned)per_sm * (unsigned)rt->dev.sm_count : 1;
     }
     note_no_tensor_maps(k, n, msg);
     pthread_mutex_lock(&rt->mu);
@@ -960,7 +989,29 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
     }
-    t = cu_launch(mod->fns[i], g, k->threads, k->shared_bytes, (void *)stream, k->ntmaps ? tmaps.args : args, &msg);
+    void **largs = k->ntmaps ? tmaps.args : args, *pargs[TC_PERSIST_MAX_ARGS];
+    unsigned lg[3] = {g[0], g[1], g[2]};
+    if (k->persistent) { /* at most the blocks that run at once, each taking programs in turn */
+        uint64_t total = (uint64_t)g[0] * g[1] * g[2];
+        unsigned nbase = k->nparams + (k->ntmaps ? k->ntmaps + 1 : 0);
+        if (total > INT32_MAX || nbase + 3 > TC_PERSIST_MAX_ARGS) {
+            sb_printf(&msg, "tilecLaunch @%s: %s\n", k->name,
+                      total > INT32_MAX ? "a persistent kernel takes at most 2^31 - 1 programs"
+                                        : "a persistent kernel takes at most 61 parameters");
+            tc_tmap_args_free(&tmaps);
+            cu_ctx_leave();
+            return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
+        }
+        memcpy(pargs, largs, nbase * sizeof *pargs);
+        for (int a = 0; a < 3; a++)
+            pargs[nbase + a] = &g[a];
+        largs = pargs;
+        unsigned most = rt->persist_blocks && rt->persist_blocks < mod->resident[i] ? rt->persist_blocks
+                                                                                  : mod->resident[i];
+        lg[0] = total < most ? (unsigned)total : most;
+        lg[1] = lg[2] = 1;
+    }
+    t = cu_launch(mod->fns[i], lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
     if (tmaps.nstaged && !noted && t == TILEC_SUCCESS) {
         pthread_mutex_lock(&rt->mu);
         mod->staged_noted[i] = 1;
@@ -969,8 +1020,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     tc_tmap_args_free(&tmaps); /* staged copies: freed on the stream, after the launch */
     cu_ctx_leave();
     if (t != TILEC_SUCCESS) {
-        sb_printf(&msg, "while launching @%s on grid (%u, %u, %u) with %u threads and %u bytes of shared memory\n",
-                  k->name, g[0], g[1], g[2], k->threads, k->shared_bytes);
+        sb_printf(&msg, "while launching @%s on grid (%u, %u, %u)%s with %u threads and %u bytes of shared memory\n",
+                  k->name, g[0], g[1], g[2], k->persistent ? " (persistent)" : "", k->threads, k->shared_bytes);
         return rt_fail(rt, t, &msg);
     }
     return rt_done(rt, TILEC_SUCCESS, &msg); /* its notes (a view staged or not) */

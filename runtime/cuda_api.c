@@ -53,6 +53,7 @@
     X(ModuleGetFunction, 2000, "cuModuleGetFunction", 1)               \
     X(FuncSetAttribute, 9000, "cuFuncSetAttribute", 1)                 \
     X(LaunchKernel, 4000, "cuLaunchKernel", 1)                         \
+    X(OccupancyMaxActiveBlocksPerMultiprocessor, 6050, "cuOccupancyMaxActiveBlocksPerMultiprocessor", 1) \
     X(MemAlloc, 3020, "cuMemAlloc_v2", 1)                              \
     X(MemFree, 3020, "cuMemFree_v2", 1)                                \
     X(MemcpyHtoD, 3020, "cuMemcpyHtoD_v2", 1)                          \
@@ -265,7 +266,8 @@ tilecResult cu_device_open(int ordinal, CuDevice *d, StrBuf *log)
     if ((r = cu.DeviceGetAttribute(&d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)) != CUDA_SUCCESS ||
         (r = cu.DeviceGetAttribute(&d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)) != CUDA_SUCCESS ||
         (r = cu.DeviceGetAttribute(&d->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                   dev)) != CUDA_SUCCESS)
+                                   dev)) != CUDA_SUCCESS ||
+        (r = cu.DeviceGetAttribute(&d->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)) != CUDA_SUCCESS)
         return fail(log, "cuDeviceGetAttribute", r, TILEC_ERROR_CUDA);
     if ((r = cu.DriverGetVersion(&d->driver_version)) != CUDA_SUCCESS)
         return fail(log, "cuDriverGetVersion", r, TILEC_ERROR_CUDA);
@@ -450,6 +452,13 @@ tilecResult cu_func_set_max_dynamic_shared(void *fn, unsigned bytes, StrBuf *log
 {
     CUresult r = cu.FuncSetAttribute((CUfunction)fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
     return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuFuncSetAttribute", r, TILEC_ERROR_CUDA);
+}
+
+tilecResult cu_blocks_per_sm(void *fn, unsigned threads, unsigned shared_bytes, int *blocks, StrBuf *log)
+{
+    CUresult r = cu.OccupancyMaxActiveBlocksPerMultiprocessor(blocks, (CUfunction)fn, (int)threads, shared_bytes);
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS
+                             : fail(log, "cuOccupancyMaxActiveBlocksPerMultiprocessor", r, TILEC_ERROR_CUDA);
 }
 
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,

@@ -31,6 +31,7 @@ typedef struct {
     int cc_major, cc_minor;
     int driver_version;   /* e.g. 12080 for CUDA 12.8 */
     int max_shared_optin; /* dynamic shared memory a block may opt in to */
+    int sm_count;         /* multiprocessors */
 } CuDevice;
 
 /* Loads the driver and runs cuInit once per process; later calls return the
@@ -64,6 +65,9 @@ tilecResult cu_module_function(void *mod, const char *name, void **fn, StrBuf *l
 /* Raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to bytes. */
 tilecResult cu_func_set_max_dynamic_shared(void *fn, unsigned bytes, StrBuf *log);
 
+/* How many blocks of `threads` with shared_bytes of dynamic shared memory
+ * one multiprocessor runs at once (cuOccupancyMaxActiveBlocksPerMultiprocessor). */
+tilecResult cu_blocks_per_sm(void *fn, unsigned threads, unsigned shared_bytes, int *blocks, StrBuf *log);
 /* cuLaunchKernel with a 1-D block of `threads`. stream NULL = the legacy
  * default stream. Launch and execution failures are TILEC_ERROR_LAUNCH. */
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,

@@ -150,7 +150,7 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
                                 .grid = {0, 0, 0}, .nparams = 3, .params = params_a, .ntmaps = 2,
                                 .tmaps = tmaps_a};
     kernels[1] = (TcKernelInfo){.name = "scale", .threads = 128, .shared_bytes = 0,
-                                .grid = {4, 2, 1}, .nparams = 1, .params = params_b};
+                                .grid = {4, 2, 1}, .persistent = 1, .nparams = 1, .params = params_b};
     sprintf(ptx, ".version 8.0\n.target sm_90a\n// entry %u\n", seed);
     for (size_t i = 0; i < cubin_len; i++)
         cubin[i] = (unsigned char)(i * 31 + seed);
@@ -198,6 +198,7 @@ static void assert_entry_eq(const TcCacheEntry *a, const TcCacheEntry *b)
         ck_assert_uint_eq(x->threads, y->threads);
         ck_assert_uint_eq(x->shared_bytes, y->shared_bytes);
         ck_assert_mem_eq(x->grid, y->grid, sizeof x->grid);
+        ck_assert_uint_eq(x->persistent, y->persistent);
         ck_assert_uint_eq(x->nparams, y->nparams);
         for (unsigned j = 0; j < x->nparams; j++)
             ck_assert(tir_type_eq(x->params[j], y->params[j]));
@@ -750,8 +751,8 @@ START_TEST(cache_tmaps_refused)
         tc_cache_entry_free(&got);
         tc_cache_free(c);
         c = tc_cache_new(tmp_root, &log);
-        /* payload: nkernels, then gemm's name, threads, shared, grid, nparams, params */
-        patch_entry(path, 96 + 4 + 4 + strlen("gemm") + 4 * 5 + 4 + 12 * 3, TC_TMAP_MAX + 1);
+        /* payload: nkernels, then gemm's name, threads, shared, grid, persistent, nparams, params */
+        patch_entry(path, 96 + 4 + 4 + strlen("gemm") + 4 * 5 + 1 + 4 + 12 * 3, TC_TMAP_MAX + 1);
     }
     ck_assert_int_eq(tc_cache_get(c, &k, &got, &log), 0);
     static const char *const why[] = {"unknown format version", "bad tensor map", "bad tensor map",

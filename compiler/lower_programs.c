@@ -1,0 +1,196 @@
+/*
+ * Persistent kernels (-fpersistent): the launch runs as many blocks as the
+ * GPU holds at once, and each block loops over the launch's programs:
+ * block b runs programs b, b + blocks, b + 2 * blocks, ... of the grid the
+ * caller asked for, which reaches the kernel in three hidden i32
+ * parameters (program_id and num_programs read them, not the block's
+ * index). The body is lowered inside that loop.
+ *
+ * A kernel with a wgmma pipeline (PERSIST_ROLES) splits into its roles
+ * before the loop, so each runs setmaxnreg once: the producers' loop runs
+ * the body up to the pipeline and issues its copies, the consumers' loop
+ * runs the whole body. The pipeline's barriers then carry their phases
+ * from program to program (lower_wgmma.c: the step count runs on), so the
+ * producers copy the next program's first stages while the consumers still
+ * store C, and the consumers' shared memory after the pipeline lies above
+ * the ring (L->smem_floor).
+ *
+ * Needs: what lower.c needs. Guarantees: programs run in order of their
+ * index within a block, each as the non-persistent kernel would run it;
+ * where the body uses shared memory outside a pipeline, a barrier ends
+ * each program (the next one's first writes wait for the last reads).
+ */
+#include "compiler/lower.h"
+#include "compiler/lower_wgmma.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Ops before the pipeline that a role may run alone: those of no shared
+ * memory, whose results are scalars, views or constant tiles. */
+static int prologue_ok(const TirModule *m, const TirKernel *k)
+{
+    const TirBlock *b = &m->blocks[k->body];
+    for (uint32_t j = 0; j < b->ninsts; j++) {
+        const TirInst *in = &m->insts[m->pool[b->insts + j]];
+        if (in->op == OP_FOR && in->ival > 0)
+            return 1;
+        int tile = in->nresults && tir_value_type(m, in->result).kind == TY_TILE;
+        if (in->op == OP_FOR || (tile && in->op != OP_ZEROS && in->op != OP_FULL && in->op != OP_SPLAT))
+            return 0;
+    }
+    return 1;
+}
+
+int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch)
+{
+    if (!L->o->persistent)
+        return 0;
+    if (launch == L->threads)
+        return PERSIST_LOOP;
+    const char *why = !wgmma_persistable(L->m, k, L->o) ? "its pipeline is the older one (-fno-wgmma-swapped)"
+                      : !prologue_ok(L->m, k)            ? "ops before its GEMM loop compute tiles"
+                                                         : NULL;
+    if (!why)
+        return PERSIST_ROLES;
+    if (L->o->remarks)
+        diag_remark(L->d, k->loc, "-fpersistent: @%s stays one program per block: %s", tir_str(L->m, k->name), why);
+    return 0;
+}
+
+LLVMValueRef lw_programs_carry(Lower *L, LLVMValueRef init)
+{
+    if (L->ncarried == sizeof L->carried / sizeof L->carried[0]) {
+        lw_error(L, (TirLoc){0}, "internal error: the programs' loop carries too many values");
+        return init;
+    }
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(L->b);
+    LLVMPositionBuilderBefore(L->b, LLVMGetFirstInstruction(L->prog_head));
+    LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(init), "carried");
+    LLVMAddIncoming(phi, &init, &L->prog_pre, 1);
+    LLVMPositionBuilderAtEnd(L->b, at);
+    L->carried[L->ncarried] = phi;
+    L->carried_next[L->ncarried++] = NULL;
+    return phi;
+}
+
+void lw_programs_next(Lower *L, LLVMValueRef phi, LLVMValueRef next)
+{
+    for (uint32_t c = 0; c < L->ncarried; c++)
+        if (L->carried[c] == phi)
+            L->carried_next[c] = next;
+}
+
+/* The loop over the programs, the body inside; ends the function. */
+static void programs(Lower *L, uint32_t body)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef total = NULL;
+    for (int a = 0; a < 3; a++) {
+        L->nprog[a] = LLVMGetParam(L->fn, L->grid_param0 + a);
+        total = total ? LLVMBuildMul(b, total, L->nprog[a], "") : L->nprog[a]; /* tilecLaunch: <= INT32_MAX */
+    }
+    LLVMValueRef first = lw_call(L, "llvm.nvvm.read.ptx.sreg.ctaid.x", NULL, 0, NULL, 0);
+    LLVMValueRef blocks = lw_call(L, "llvm.nvvm.read.ptx.sreg.nctaid.x", NULL, 0, NULL, 0);
+    L->prog_pre = LLVMGetInsertBlock(b);
+    L->prog_head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prog.loop");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prog");
+    L->next_prog = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prog.next");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prog.exit");
+    LLVMBuildBr(b, L->prog_head);
+    LLVMPositionBuilderAtEnd(b, L->prog_head);
+    LLVMValueRef p = LLVMBuildPhi(b, L->t_i32, "program");
+    LLVMAddIncoming(p, &first, &L->prog_pre, 1);
+    L->ncarried = 0;
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, p, total, ""), run, exit);
+
+    LLVMPositionBuilderAtEnd(b, run);
+    LLVMValueRef yz = LLVMBuildUDiv(b, p, L->nprog[0], "");
+    L->prog[0] = LLVMBuildURem(b, p, L->nprog[0], "pid.x");
+    L->prog[1] = LLVMBuildURem(b, yz, L->nprog[1], "pid.y");
+    L->prog[2] = LLVMBuildUDiv(b, yz, L->nprog[1], "pid.z");
+    lw_lower_block(L, body);
+    if (L->failed)
+        return;
+    if (!L->stop) { /* the end of the body: the next program's shared memory writes wait */
+        if (L->smem_bytes > L->smem_floor)
+            lw_barrier(L);
+        LLVMBuildBr(b, L->next_prog);
+    }
+
+    LLVMPositionBuilderAtEnd(b, L->next_prog);
+    LLVMValueRef np = LLVMBuildAdd(b, p, blocks, "");
+    LLVMAddIncoming(p, &np, &L->next_prog, 1);
+    for (uint32_t c = 0; c < L->ncarried; c++) {
+        if (!L->carried_next[c]) {
+            lw_error(L, (TirLoc){0}, "internal error: a value the programs' loop carries has no next value");
+            return;
+        }
+        LLVMAddIncoming(L->carried[c], &L->carried_next[c], &L->next_prog, 1);
+    }
+    LLVMBuildBr(b, L->prog_head);
+
+    LLVMPositionBuilderAtEnd(b, exit);
+    if (L->role == LW_PRODUCERS) /* no exit with copies in flight (lower_wgmma_ss.c's producers) */
+        lw_asm(L, LLVMVoidTypeInContext(L->ctx), "cp.async.wait_all;", "~{memory}", NULL, 0, LW_ASM_SIDE_EFFECTS);
+    LLVMBuildRetVoid(b);
+}
+
+void lw_lower_body(Lower *L, const TirKernel *k)
+{
+    LLVMBuilderRef b = L->b;
+    if (!L->persist) {
+        lw_lower_block(L, k->body);
+        if (!L->failed)
+            LLVMBuildRetVoid(b);
+        return;
+    }
+    if (L->persist == PERSIST_LOOP) {
+        programs(L, k->body);
+        return;
+    }
+    /* the consumers' loop versions (tf32-rna, views that may come rounded):
+     * one loop over the programs each, picked once (with both versions
+     * inside one loop, ptxas serialized the 128x256 consumers' wgmmas) */
+    int versions = wgmma_consumer_versions(L, k);
+    LLVMBasicBlockRef start = LLVMGetInsertBlock(b), entry[3];
+    entry[0] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producers");
+    entry[1] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers");
+    entry[2] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers.round");
+    LLVMBasicBlockRef cons = entry[1];
+    if (versions == 2) {
+        cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers.which");
+        LLVMPositionBuilderAtEnd(b, cons);
+        LLVMBuildCondBr(b, wg_pre(L), entry[1], entry[2]);
+    }
+    LLVMPositionBuilderAtEnd(b, start);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, lw_const_i32(L, L->threads), ""), entry[0], cons);
+    for (int r = 0; r < 1 + versions && !L->failed; r++) {
+        L->role_entry = entry[r];
+        LLVMPositionBuilderAtEnd(b, L->role_entry);
+        L->role = r ? LW_CONSUMERS : LW_PRODUCERS;
+        L->pre_version = versions == 2 ? r : 0;
+        L->stop = 0;
+        L->bar_threads = 0;
+        L->smem_floor = 0;
+        programs(L, k->body);
+    }
+    if (versions == 1)
+        LLVMDeleteBasicBlock(entry[2]);
+    L->role = L->pre_version = 0;
+}
+
+/* The hidden grid's parameter comment at the top of the PTX (docs/TIR.md). */
+void lw_describe_programs(Lower *L, const char *kernel)
+{
+    if (!L->persist)
+        return;
+    char line[512];
+    int n = snprintf(line, sizeof line,
+                     "// tilec: %s_param_%u .. %u: the grid of programs (x, y, z; their product at most "
+                     "2^31 - 1); launch at most as many blocks as run at once, each takes programs "
+                     "blockIdx.x, blockIdx.x + gridDim.x, ...\n",
+                     kernel, L->grid_param0, L->grid_param0 + 2);
+    if (n > 0 && (size_t)n < sizeof line)
+        LLVMAppendModuleInlineAsm(L->mod, line, (size_t)n);
+}
