@@ -35,7 +35,7 @@ typedef struct {
     int bm, bn, bk, warps;
     int group;  /* >0: grouped tile order (bench_gemm_source) */
     int stages; /* >0: --stages=N for its kernels */
-    int persistent; /* -fpersistent for its kernels */
+    int persistent; /* 1: -fpersistent for its kernels, -1: -fno-persistent, 0: the default */
 } Tile;
 
 /* What a row's speed is compared with: the cuBLAS call of the same kind. */
@@ -105,7 +105,8 @@ static const char usage[] =
     "  --archs=LIST        sm_90a,sm_80 (default: both)\n"
     "  --cfg=LIST          f32 tiles BMxBNxBKwWARPS[gG][sS] (default 128x128x32w8); gG: a 1-D\n"
     "                      grid in Triton's grouped order, G rows of tiles per group; sS:\n"
-    "                      --stages=S (e.g. 128x256x32w8s2 for small K); p: -fpersistent\n"
+    "                      --stages=S (e.g. 128x256x32w8s2 for small K); p: -fpersistent,\n"
+    "                      n: -fno-persistent\n"
     "  --cfg-bf16=LIST     bf16 tiles (default 128x256x64w8)\n"
     "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
     "                      repeatable, up to 4)\n"
@@ -173,8 +174,8 @@ static int parse_tile(const char *s, Tile *t, int *used)
             return -1;
         *used += n;
     }
-    t->persistent = s[*used] == 'p';
-    *used += t->persistent;
+    t->persistent = s[*used] == 'p' ? 1 : s[*used] == 'n' ? -1 : 0;
+    *used += t->persistent != 0;
     return t->bm > 0 && t->bn > 0 && t->bk > 0 && t->warps > 0 ? 0 : -1;
 }
 
@@ -663,7 +664,7 @@ static void tile_str(const Variant *v, char *buf, size_t n)
         if (v->tile.stages > 0 && k > 0 && (size_t)k < n)
             k += snprintf(buf + k, n - (size_t)k, "s%d", v->tile.stages);
         if (v->tile.persistent && k > 0 && (size_t)k < n)
-            snprintf(buf + k, n - (size_t)k, "p");
+            snprintf(buf + k, n - (size_t)k, v->tile.persistent > 0 ? "p" : "n");
     }
 }
 
@@ -682,7 +683,7 @@ static int variant_opts(const Variant *v, const Tile *tl, const char **opts, cha
         opts[n++] = s_opt;
     }
     if (tl->persistent)
-        opts[n++] = "-fpersistent";
+        opts[n++] = tl->persistent > 0 ? "-fpersistent" : "-fno-persistent";
     for (int i = 0; i < nextra_copts; i++)
         opts[n++] = extra_copts[i];
     return n;

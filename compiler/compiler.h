@@ -57,10 +57,13 @@ typedef struct {
                                 * timings mixed): with TMA, tf32-trunc/rne's consumers wait on the barriers
                                 * the copies complete on, with no producer warpgroup between
                                 * (nothing to round) */
-    int persistent;            /* -fpersistent (default off): a grid of as many programs as the GPU runs at
-                                * once, each taking the launch's programs in turn (program p, then
-                                * p + the programs launched, ...); a GEMM pipeline's producers then copy
-                                * the next program's first stages while the consumers store C (lower.c) */
+    int persistent;            /* -fpersistent: a grid of as many blocks as the GPU runs at once, each
+                                * taking the launch's programs in turn (program b, then b + the blocks
+                                * launched, ...); a GEMM pipeline's producers then copy the next
+                                * program's first stages while the consumers store C
+                                * (lower_programs.c). Default TC_PERSISTENT_AUTO: where the kernel has
+                                * the f32 wgmma pipeline (bf16's measured slower at 8192^3);
+                                * -fno-persistent: never */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
@@ -70,6 +73,7 @@ typedef struct {
                                 * turns it off unless --emit=llvm: printing the GEMM's module is ~3 ms) */
 } TcOptions;
 
+enum { TC_PERSISTENT_AUTO = 2 };
 void tc_options_default(TcOptions *o);
 /* Parses one option in the command's spelling ("--arch=sm_80", "-O2", ...).
  * Returns 0, or -1 with an explanation appended to err. Shared by the

@@ -214,6 +214,8 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
 /* Whether kernel k's pipeline can run persistent (-fpersistent): the swapped
  * product's or the f16/bf16 one, not the older pipeline's. */
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* Whether kernel k's pipeline is the swapped product's (f32 inputs). */
+int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* 2 where kernel k's consumers have a loop version for views that come
  * rounded and one for views as they are (Pipe.pre), else 1. */
 int wgmma_consumer_versions(Lower *L, const TirKernel *k);

@@ -46,8 +46,10 @@ int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch)
 {
     if (!L->o->persistent)
         return 0;
-    if (launch == L->threads)
-        return PERSIST_LOOP;
+    if (launch == L->threads) /* no pipeline: only where asked for (nothing to overlap) */
+        return L->o->persistent == 1 ? PERSIST_LOOP : 0;
+    if (L->o->persistent == TC_PERSISTENT_AUTO && !wgmma_f32_pipeline(L->m, k, L->o))
+        return 0;
     const char *why = !wgmma_persistable(L->m, k, L->o) ? "its pipeline is the older one (-fno-wgmma-swapped)"
                       : !prologue_ok(L->m, k)            ? "ops before its GEMM loop compute tiles"
                                                          : NULL;

@@ -49,6 +49,17 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
     return 0;
 }
 
+int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    const TirBlock *b = &m->blocks[k->body];
+    for (uint32_t j = 0; j < b->ninsts; j++) {
+        const TirInst *in = &m->insts[m->pool[b->insts + j]];
+        if (in->op == OP_FOR && in->ival > 0)
+            return !half_dot(m, wgmma_loop_dot(m, in)) && o->wgmma_swapped;
+    }
+    return 0;
+}
+
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirBlock *b = &m->blocks[k->body];
