@@ -559,6 +559,14 @@ static void inval_barriers(Pipe *P)
     }
 }
 
+/* Every thread of the block, the roles from their own loops: not bar.sync
+ * (barrier.sync.aligned), which all of them must reach at the same
+ * instruction (compute-sanitizer's synccheck: divergent threads). */
+static void block_barrier(Lower *L)
+{
+    lw_asm(L, void_t(L), "barrier.sync 0;", "~{memory}", NULL, 0, SEC);
+}
+
 /* Persistent (L->role): the steps of the programs a block runs share the
  * ring, numbered on from program to program (P->base: the first step of
  * this one), so the barriers' phases run on and a role may start the next
@@ -583,7 +591,7 @@ static void pipe_programs(Pipe *P)
     LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "pipe");
     LLVMBuildCondBr(b, anew, meet, go);
     LLVMPositionBuilderAtEnd(b, meet);
-    lw_barrier(L); /* every thread of the block: the last program's steps are over */
+    block_barrier(L); /* every thread of the block: the last program's steps are over */
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), one, ready);
     LLVMPositionBuilderAtEnd(b, one);
     LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.reinit");
@@ -596,7 +604,7 @@ static void pipe_programs(Pipe *P)
     init_barriers(P);
     LLVMBuildBr(b, ready);
     LLVMPositionBuilderAtEnd(b, ready);
-    lw_barrier(L); /* the barriers are ready */
+    block_barrier(L); /* the barriers are ready */
     LLVMBuildBr(b, go);
     LLVMPositionBuilderAtEnd(b, go);
 }

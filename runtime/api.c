@@ -34,6 +34,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/cache.h"
+#include "runtime/programs.h"
 #include "runtime/stage.h"
 #include "runtime/cuda_api.h"
 #include "runtime/ptxas.h"
@@ -969,6 +970,16 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                   k->name, p, tir_type_str(k->params[p], ty, sizeof ty));
         return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
     }
+    unsigned blocks = 0; /* persistent: the blocks launched */
+    if (k->persistent) {
+        int many = tc_persist_blocks(g, mod->resident[i], rt->persist_blocks, &blocks) != 0;
+        if (many || k->nparams + k->ntmaps + 4 > TC_PERSIST_MAX_ARGS) {
+            sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): %s\n", k->name, g[0], g[1], g[2],
+                      many ? "a persistent kernel takes at most 2^31 - 1 programs"
+                           : "a persistent kernel takes at most 60 parameters");
+            return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
+        }
+    }
     if (mod->too_much_shared[i]) {
         sb_printf(&msg, "tilecLaunch @%s: the kernel needs %u bytes of shared memory; %s allows %d per block\n",
                   k->name, k->shared_bytes, rt->label, rt->dev.max_shared_optin);
@@ -992,23 +1003,12 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     void **largs = k->ntmaps ? tmaps.args : args, *pargs[TC_PERSIST_MAX_ARGS];
     unsigned lg[3] = {g[0], g[1], g[2]};
     if (k->persistent) { /* at most the blocks that run at once, each taking programs in turn */
-        uint64_t total = (uint64_t)g[0] * g[1] * g[2];
         unsigned nbase = k->nparams + (k->ntmaps ? k->ntmaps + 1 : 0);
-        if (total > INT32_MAX || nbase + 3 > TC_PERSIST_MAX_ARGS) {
-            sb_printf(&msg, "tilecLaunch @%s: %s\n", k->name,
-                      total > INT32_MAX ? "a persistent kernel takes at most 2^31 - 1 programs"
-                                        : "a persistent kernel takes at most 61 parameters");
-            tc_tmap_args_free(&tmaps);
-            cu_ctx_leave();
-            return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
-        }
         memcpy(pargs, largs, nbase * sizeof *pargs);
         for (int a = 0; a < 3; a++)
             pargs[nbase + a] = &g[a];
         largs = pargs;
-        unsigned most = rt->persist_blocks && rt->persist_blocks < mod->resident[i] ? rt->persist_blocks
-                                                                                  : mod->resident[i];
-        lg[0] = total < most ? (unsigned)total : most;
+        lg[0] = blocks;
         lg[1] = lg[2] = 1;
     }
     t = cu_launch(mod->fns[i], lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);

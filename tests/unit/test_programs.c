@@ -1,0 +1,142 @@
+/*
+ * Persistent kernels: which kernels the compiler makes persistent
+ * (TcKernelInfo.persistent, compiler/lower_programs.c) and the blocks a
+ * launch runs (runtime/programs.c). No driver: gpu_test_gemm runs them
+ * (by default, with TILEC_TEST_COPT=-fpersistent and TILEC_PERSIST_BLOCKS).
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+#include "runtime/programs.h"
+
+/* At most what runs at once, at most the cap, never more than the programs. */
+START_TEST(blocks_launched)
+{
+    static const struct {
+        unsigned g[3], resident, cap, blocks;
+    } cases[] = {
+        {{2048, 1, 1}, 132, 0, 132},   {{16, 32, 1}, 132, 0, 132}, {{7, 3, 2}, 132, 0, 42},
+        {{1, 1, 1}, 132, 0, 1},        {{2048, 1, 1}, 132, 5, 5},  {{3, 1, 1}, 132, 5, 3},
+        {{2048, 1, 1}, 0, 0, 1},       {{2048, 1, 1}, 264, 300, 264},
+        {{65535, 32767, 1}, 132, 0, 132}, /* 2147385345 programs: still i32 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned b = 0;
+        ck_assert_int_eq(tc_persist_blocks(cases[i].g, cases[i].resident, cases[i].cap, &b), 0);
+        ck_assert_msg(b == cases[i].blocks, "case %zu: %u blocks, expected %u", i, b, cases[i].blocks);
+    }
+}
+END_TEST
+
+/* More programs than an i32 counts are refused, not wrapped. */
+START_TEST(too_many_programs)
+{
+    unsigned b = 7;
+    const unsigned g1[3] = {65536, 32768, 1}, g2[3] = {4294967295u, 4294967295u, 4294967295u};
+    const unsigned g3[3] = {2147483647u, 1, 1}, g4[3] = {2147483648u, 1, 1};
+    ck_assert_int_eq(tc_persist_blocks(g1, 132, 0, &b), -1);
+    ck_assert_int_eq(tc_persist_blocks(g2, 132, 0, &b), -1);
+    ck_assert_int_eq(tc_persist_blocks(g4, 132, 0, &b), -1);
+    ck_assert_uint_eq(b, 7); /* untouched */
+    ck_assert_int_eq(tc_persist_blocks(g3, 132, 0, &b), 0);
+    ck_assert_uint_eq(b, 132);
+}
+END_TEST
+
+static const char *const GEMM =
+    "kernel @mm(%A: ptr<ELEM>, %B: ptr<ELEM>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32) warps(8) {\n"
+    "  %pm = program_id 0\n"
+    "  %pn = program_id 1\n"
+    "  %m0 = mul %pm, 128\n"
+    "  %n0 = mul %pn, 128\n"
+    "  %va = view %A [%M, %K] strides [%K, 1]\n"
+    "  %vb = view %B [%K, %N] strides [%N, 1]\n"
+    "  %vc = view %C [%M, %N] strides [%N, 1]\n"
+    "  %z = zeros : tile<128x128xf32>\n"
+    "  %acc = for %k = 0 to %K step BK iter(%c = %z) {\n"
+    "    %a = load %va[%m0, %k] : tile<128xBKxELEM>\n"
+    "    %b = load %vb[%k, %n0] : tile<BKx128xELEM>\n"
+    "    %d = dot %a, %b, %c : tile<128x128xf32>\n"
+    "    yield %d\n"
+    "  }\n"
+    "  store %acc, %vc[%m0, %n0]\n"
+    "}\n";
+
+/* The GEMM with f32 or bf16 inputs, compiled with opt ("" for none) for
+ * arch; its kernel's persistent flag (-1: it did not compile). */
+static int persistent(const char *elem, TcArch arch, const char *opt)
+{
+    char src[2048];
+    size_t n = 0;
+    const char *bk = strcmp(elem, "bf16") ? "32" : "64";
+    for (const char *s = GEMM; *s && n + 8 < sizeof src;) {
+        if (!strncmp(s, "ELEM", 4)) {
+            n += (size_t)snprintf(src + n, sizeof src - n, "%s", elem);
+            s += 4;
+        } else if (!strncmp(s, "BK", 2)) {
+            n += (size_t)snprintf(src + n, sizeof src - n, "%s", bk);
+            s += 2;
+        } else {
+            src[n++] = *s++;
+        }
+    }
+    src[n] = 0;
+    TcOptions o;
+    tc_options_default(&o);
+    o.keep_llvm_ir = 0;
+    o.arch = arch;
+    StrBuf log;
+    sb_init(&log);
+    if (*opt)
+        ck_assert_int_eq(tc_option_parse(&o, opt, &log), 0);
+    TcResult r;
+    int rc = tc_compile("mm.tir", src, strlen(src), &o, &r, &log), p = -1;
+    ck_assert_msg(rc == 0, "%s", log.data ? log.data : "");
+    ck_assert_uint_eq(r.nkernels, 1);
+    p = r.kernels[0].persistent;
+    /* the hidden grid: where the PTX says it is */
+    ck_assert_int_eq(strstr(r.ptx, "the grid of programs") != NULL, p);
+    tc_result_free(&r);
+    sb_free(&log);
+    return p;
+}
+
+/* By default the f32 pipeline is persistent, the bf16 one and sm_80's
+ * kernels are not; -fpersistent makes them all, -fno-persistent none. */
+START_TEST(which_kernels)
+{
+    ck_assert_int_eq(persistent("f32", ARCH_SM90A, ""), 1);
+    ck_assert_int_eq(persistent("f32", ARCH_SM90A, "-fno-persistent"), 0);
+    ck_assert_int_eq(persistent("bf16", ARCH_SM90A, ""), 0);
+    ck_assert_int_eq(persistent("bf16", ARCH_SM90A, "-fpersistent"), 1);
+    ck_assert_int_eq(persistent("f32", ARCH_SM80, ""), 0);
+    ck_assert_int_eq(persistent("f32", ARCH_SM80, "-fpersistent"), 1);
+    ck_assert_int_eq(persistent("f32", ARCH_SM90A, "-fno-wgmma-swapped"), 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("programs");
+    TCase *l = tcase_create("launch");
+    tcase_add_test(l, blocks_launched);
+    tcase_add_test(l, too_many_programs);
+    suite_add_tcase(s, l);
+    TCase *c = tcase_create("compiler");
+    tcase_add_test(c, which_kernels);
+    tcase_set_timeout(c, 120); /* compiles GEMM kernels: slow under sanitizers */
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_ENV);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
