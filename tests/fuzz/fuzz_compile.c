@@ -11,7 +11,7 @@
  * kernels whose tiles would need many registers per thread are skipped (the
  * size limits themselves are tested by tests/diag). The options (target,
  * precision, optimization level, line info, the experimental wgmma
- * options) are picked from a hash of the
+ * options, persistence) are picked from a hash of the
  * input, so a reproducer replays with the options that found it.
  *
  * Findings beyond crashes and sanitizer reports: a compile that fails with
@@ -119,18 +119,19 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
     o.wgmma_ffma = (h >> 14) & 1;
     o.wgmma_half = (h >> 15) & 1;
     o.wgmma_half_two_producers = (h >> 16) & 1;
+    o.persistent = (h >> 17) % 3; /* off, every kernel, the default's choice (TC_PERSISTENT_AUTO) */
     TcResult r;
     int rc = tc_compile("fuzz.tir", src, len, &o, &r, &log);
     const char *text = log.data ? log.data : "";
     if (strstr(text, "internal error") || strstr(text, "tilec bug")) {
-        fprintf(stderr, "fuzz_compile: internal error with %s %s -O%d%s%s%s%s%s%s%s%s%s%s%s:\n%s", tc_arch_name(o.arch),
+        fprintf(stderr, "fuzz_compile: internal error with %s %s -O%d%s%s%s%s%s%s%s%s%s%s%s%s:\n%s", tc_arch_name(o.arch),
                 precisions[(h >> 1) % 5], o.opt_level, o.line_info ? "" : " -g0",
                 o.wgmma_swapped ? "" : " -fno-wgmma-swapped", o.wgmma_hoist ? " -fwgmma-hoist" : "",
                 o.wgmma_unaligned ? "" : " -fno-wgmma-unaligned", o.wgmma_roles ? "" : " -fno-wgmma-roles",
                 o.wgmma_split ? "" : " -fno-wgmma-split-stage", o.wgmma_round_b ? " -fwgmma-round-b" : "",
                 o.wgmma_k_overlap ? " -fwgmma-k-overlap" : "", o.wgmma_ffma ? " -fwgmma-ffma" : "",
                 o.wgmma_half ? "" : " -fno-wgmma-half", o.wgmma_half_two_producers ? " -fwgmma-half-two-producers" : "",
-                text);
+                o.persistent == 1 ? " -fpersistent" : o.persistent == 0 ? " -fno-persistent" : "", text);
         abort();
     }
     if (rc == 0) {
