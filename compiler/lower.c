@@ -333,6 +333,10 @@ void lw_lower_block(Lower *L, uint32_t bi)
         if (!within_limits_before(L, in))
             break;
         lower_table[in->op](L, i);
+        if (L->smem_bytes > TC_MAX_SHARED_BYTES && !L->failed && L->persist == PERSIST_ROLES) {
+            L->persist_refused = L->failed = 1; /* lower_kernel tries again, one program per block */
+            break;
+        }
         if (L->smem_bytes > TC_MAX_SHARED_BYTES && !L->failed)
             lw_error(L, in->loc, "%s needs %u bytes of shared memory; a program may use at most %u (227 KB): "
                      "use smaller tiles", tir_ops[in->op].name, L->smem_bytes, TC_MAX_SHARED_BYTES);
@@ -391,6 +395,9 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
     sb_free(&b);
 }
 
+/* 0, -1 (an error, in the log), or 1: persistent, the kernel's shared
+ * memory did not fit (nothing left of the attempt; lower it again with
+ * L->no_persist). */
 static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
 {
     const TirModule *m = L->m;
@@ -481,6 +488,16 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->smem = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(LLVMInt8TypeInContext(L->ctx), 0), "__tilec_smem_tmp", 3);
 
     lw_lower_body(L, k);
+    if (L->persist_refused) { /* the ring and what follows it do not fit together: again, not persistent */
+        LLVMDeleteFunction(L->fn);
+        LLVMDeleteGlobal(L->smem);
+        L->smem = NULL;
+        free(L->vals);
+        L->vals = NULL;
+        free_kernel_allocs(L);
+        L->failed = L->persist_refused = L->persist = 0;
+        return 1;
+    }
 
     /* the real shared array: static up to 48 KB, dynamic (extern) above */
     uint32_t bytes = (L->smem_bytes + 15) & ~15u;
@@ -600,6 +617,11 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     int rc = out->kernels ? 0 : -1;
     for (uint32_t k = 0; k < m->nkernels && rc == 0; k++) {
         rc = lower_kernel(&L, k, &out->kernels[k]);
+        if (rc == 1) { /* persistent, its shared memory did not fit */
+            L.no_persist = 1;
+            rc = lower_kernel(&L, k, &out->kernels[k]);
+            L.no_persist = 0;
+        }
         out->nkernels = k + 1;
     }
     if (L.dib) {

@@ -95,6 +95,9 @@ typedef struct Lower {
                                   * LW_CONSUMERS), each with its own loop over the programs */
     int pre_version;             /* PERSIST_ROLES, tf32-rna with Pipe.pre: the consumers' loop for
                                   * views that come rounded (1) or as they are (2), else 0 */
+    int persist_refused;         /* PERSIST_ROLES over the shared memory limit (the epilogue's
+                                  * above the ring): lower_kernel starts again without */
+    int no_persist;              /* that second attempt */
     int stop;                    /* the role's lowering is complete (the producers' after the pipeline) */
     LLVMBasicBlockRef role_entry; /* the role's block before its loop (setmaxnreg goes there) */
     LLVMBasicBlockRef prog_pre, prog_head; /* the loop's entry and head */

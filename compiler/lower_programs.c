@@ -26,22 +26,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Ops before the pipeline that a role may run alone: those of no shared
- * memory, whose results are scalars, views or constant tiles. */
-static int prologue_ok(const TirModule *m, const TirKernel *k)
-{
-    const TirBlock *b = &m->blocks[k->body];
-    for (uint32_t j = 0; j < b->ninsts; j++) {
-        const TirInst *in = &m->insts[m->pool[b->insts + j]];
-        if (in->op == OP_FOR && in->ival > 0)
-            return 1;
-        int tile = in->nresults && tir_value_type(m, in->result).kind == TY_TILE;
-        if (in->op == OP_FOR || (tile && in->op != OP_ZEROS && in->op != OP_FULL && in->op != OP_SPLAT))
-            return 0;
-    }
-    return 1;
-}
-
 int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch)
 {
     if (!L->o->persistent)
@@ -50,13 +34,18 @@ int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch)
         return L->o->persistent == 1 ? PERSIST_LOOP : 0;
     if (L->o->persistent == TC_PERSISTENT_AUTO && !wgmma_f32_pipeline(L->m, k, L->o))
         return 0;
-    const char *why = !wgmma_persistable(L->m, k, L->o) ? "its pipeline is the older one (-fno-wgmma-swapped)"
-                      : !prologue_ok(L->m, k)            ? "ops before its GEMM loop compute tiles"
-                                                         : NULL;
+    /* (pass_wgmma takes no loop after ops that compute tiles: the ops before
+     * the pipeline are scalars, views and constant tiles, which either role
+     * may run alone, with no shared memory) */
+    const char *why = L->no_persist ? "its pipeline's stages and the shared memory of the ops after it exceed "
+                                      "227 KB together"
+                      : !wgmma_persistable(L->m, k, L->o) ? "its pipeline is the older one (-fno-wgmma-swapped)"
+                                                          : NULL;
     if (!why)
         return PERSIST_ROLES;
     if (L->o->remarks)
-        diag_remark(L->d, k->loc, "-fpersistent: @%s stays one program per block: %s", tir_str(L->m, k->name), why);
+        diag_remark(L->d, k->loc, "%s@%s stays one program per block: %s",
+                    L->o->persistent == 1 ? "-fpersistent: " : "", tir_str(L->m, k->name), why);
     return 0;
 }
 

@@ -584,7 +584,9 @@ static void pipe_programs(Pipe *P)
     LLVMValueRef anew = LLVMBuildICmp(b, LLVMIntNE, cur, prev, "");
     P->base = LLVMBuildSelect(b, anew, c32(L, 0), base, "base");
     lw_programs_next(L, prev, cur);
-    lw_programs_next(L, base, LLVMBuildAdd(b, P->base, P->nsteps, ""));
+    /* stage and parity depend on the step's number modulo 2S alone: kept
+     * there, it never wraps however many programs a block runs */
+    lw_programs_next(L, base, LLVMBuildURem(b, LLVMBuildAdd(b, P->base, P->nsteps, ""), c32(L, 2 * P->stages), ""));
     LLVMBasicBlockRef meet = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.anew");
     LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.init");
     LLVMBasicBlockRef ready = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.ready");
@@ -824,7 +826,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         }
         L->tmaps_pre |= P.pre;
     }
-    if (L->o->remarks && L->role != LW_PRODUCERS) /* after P.pre; once for both roles */
+    if (L->o->remarks && L->role != LW_PRODUCERS && L->pre_version < 2) /* after P.pre; once for all roles */
         pipe_remark(&P, in.loc);
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
@@ -851,7 +853,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         pipe_consumers(&P, args[3], in.result);
         /* the ring stays in use (the producers' next copies) while the
          * consumers run the rest of the program */
-        L->smem_floor = (L->smem_bytes + 15) & ~15u;
+        L->smem_floor = (smem_bytes + 15) & ~15u; /* the pipeline's own, not a first version's epilogue */
         return;
     }
     LLVMBasicBlockRef init = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.init");

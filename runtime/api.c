@@ -48,8 +48,6 @@
 
 /* Kernels wanting more dynamic shared memory than this must opt in. */
 #define DEFAULT_SHARED_LIMIT (48u * 1024u)
-/* a persistent launch's parameter pointers: the kernel's, its maps' and flags, the grid */
-enum { TC_PERSIST_MAX_ARGS = 64 };
 
 static char empty_log[1];
 
@@ -972,11 +970,9 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     }
     unsigned blocks = 0; /* persistent: the blocks launched */
     if (k->persistent) {
-        int many = tc_persist_blocks(g, mod->resident[i], rt->persist_blocks, &blocks) != 0;
-        if (many || k->nparams + k->ntmaps + 4 > TC_PERSIST_MAX_ARGS) {
-            sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): %s\n", k->name, g[0], g[1], g[2],
-                      many ? "a persistent kernel takes at most 2^31 - 1 programs"
-                           : "a persistent kernel takes at most 60 parameters");
+        if (tc_persist_blocks(g, mod->resident[i], rt->persist_blocks, &blocks) != 0) {
+            sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): a persistent kernel takes at most 2^31 - 1 programs\n",
+                      k->name, g[0], g[1], g[2]);
             return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
         }
     }
@@ -1000,11 +996,18 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
     }
-    void **largs = k->ntmaps ? tmaps.args : args, *pargs[TC_PERSIST_MAX_ARGS];
+    void **largs = k->ntmaps ? tmaps.args : args, **pargs = NULL;
     unsigned lg[3] = {g[0], g[1], g[2]};
     if (k->persistent) { /* at most the blocks that run at once, each taking programs in turn */
         unsigned nbase = k->nparams + (k->ntmaps ? k->ntmaps + 1 : 0);
-        memcpy(pargs, largs, nbase * sizeof *pargs);
+        if (!(pargs = malloc((nbase + 3) * sizeof *pargs))) {
+            tc_tmap_args_free(&tmaps);
+            cu_ctx_leave();
+            sb_puts(&msg, "tilecLaunch: out of host memory\n");
+            return rt_fail(rt, TILEC_ERROR_OUT_OF_MEMORY, &msg);
+        }
+        if (nbase)
+            memcpy(pargs, largs, nbase * sizeof *pargs);
         for (int a = 0; a < 3; a++)
             pargs[nbase + a] = &g[a];
         largs = pargs;
@@ -1012,6 +1015,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         lg[1] = lg[2] = 1;
     }
     t = cu_launch(mod->fns[i], lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
+    free(pargs);
     if (tmaps.nstaged && !noted && t == TILEC_SUCCESS) {
         pthread_mutex_lock(&rt->mu);
         mod->staged_noted[i] = 1;
