@@ -34,8 +34,17 @@ static const char triple[] = "nvptx64-nvidia-cuda";
  *       revisits only the blocks that changed. The GEMM kernel (~180 blocks,
  *       most of them bounds-checked stores) made it walk the function 34
  *       times, its address matching each time: 9.4 -> 1.1 ms, and the PTX
- *       is byte-identical on all 672 kernel/arch/precision/option combos. */
-static const char *const llvm_args[] = {"tilec", "-cgpp-huge-func=0", "-disable-lsr"};
+ *       is byte-identical on all 672 kernel/arch/precision/option combos.
+ *   -disable-lsr  Loop Strength Reduction took 28 ms of the 128x256
+ *       kernel's codegen and left ptxas too few registers for the step
+ *       count (an 8-byte spill); without it the pipelines spill nothing
+ *       (bench/NOTES.md v15, v16; timed on the H200 in session 13's runs).
+ *   -disable-nvptx-load-store-vectorizer  the lowering emits its vector
+ *       accesses itself: the vectorizer found nothing to merge (the PTX of
+ *       180 kernel/arch/precision/persistence combos byte-identical) and
+ *       took ~12% of codegen. */
+static const char *const llvm_args[] = {"tilec", "-cgpp-huge-func=0", "-disable-lsr",
+                                        "-disable-nvptx-load-store-vectorizer"};
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_nvptx(void)
