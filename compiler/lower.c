@@ -3,7 +3,8 @@
  * convention, line info from each op's source location), walks the blocks
  * and dispatches each op to lower_<OP>() through a table made from
  * ir/ops.h. Loops become LLVM loops whose phis carry every register of the
- * loop-carried tiles.
+ * loop-carried tiles. A persistent kernel's body goes inside a loop over
+ * the launch's programs (lower_programs.c), once per role of its pipeline.
  *
  * Needs: a verified module after pass_precision (f32 dots are ieee or
  * tf32-trunc). Guarantees: a valid LLVM module, or an error in the log.
