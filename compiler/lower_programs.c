@@ -1,6 +1,8 @@
 /*
- * Persistent kernels (-fpersistent): the launch runs as many blocks as the
- * GPU holds at once, and each block loops over the launch's programs:
+ * Persistent kernels (by default those with the f32 wgmma pipeline;
+ * -fpersistent: every kernel, -fno-persistent: none): the launch runs as
+ * many blocks as the GPU holds at once, and each block loops over the
+ * launch's programs:
  * block b runs programs b, b + blocks, b + 2 * blocks, ... of the grid the
  * caller asked for, which reaches the kernel in three hidden i32
  * parameters (program_id and num_programs read them, not the block's
@@ -13,7 +15,8 @@
  * from program to program (lower_wgmma.c: the step count runs on), so the
  * producers copy the next program's first stages while the consumers still
  * store C, and the consumers' shared memory after the pipeline lies above
- * the ring (L->smem_floor).
+ * the ring (L->smem_floor); where the two exceed the limit together,
+ * lower.c lowers the kernel again, one program per block.
  *
  * Needs: what lower.c needs. Guarantees: programs run in order of their
  * index within a block, each as the non-persistent kernel would run it;
