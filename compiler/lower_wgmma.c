@@ -531,7 +531,8 @@ static void init_barriers(Pipe *P)
         /* ss: every producer thread arrives twice per step (its copies, and
          * itself: ss_issue); swapped: the copier's, or each producer's for
          * its own steps */
-        LLVMValueRef a[2] = {wg_bar_addr(L, P->full32, c32(L, s)), c32(L, P->ss ? 2 * P->producers * WARPGROUP : WARPGROUP)};
+        LLVMValueRef a[2] = {wg_bar_addr(L, P->full32, c32(L, s)),
+                             c32(L, P->ss ? 2 * P->producers * WARPGROUP : WARPGROUP)};
         if (P->ss && P->tma) /* with TMA: the issuing thread's arrival, and the bytes */
             a[1] = LLVMBuildSelect(b, P->use_tma, c32(L, 1), a[1], "");
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);

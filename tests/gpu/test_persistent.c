@@ -93,7 +93,8 @@ static void run_case(const Tile *t, const char *precision, const char *persist, 
     check(persistent == (strcmp(persist, "-fpersistent") == 0), w2);
 
     tilecModule mod = gpu_load(rt, src, "persistent.tir", 3, opts);
-    float *A = malloc(sizeof(float) * M * LDA), *B = malloc(sizeof(float) * K * LDB), *C = malloc(sizeof(float) * M * LDC);
+    float *A = malloc(sizeof(float) * M * LDA), *B = malloc(sizeof(float) * K * LDB);
+    float *C = malloc(sizeof(float) * M * LDC);
     double *want = malloc(sizeof(double) * M * LDC), *bound = malloc(sizeof(double) * M * LDC);
     gpu_fill_f32(A, (size_t)M * LDA, 11, -0.5f, 0.5f);
     gpu_fill_f32(B, (size_t)K * LDB, 12, -0.5f, 0.5f);
