@@ -334,11 +334,11 @@ void lw_lower_block(Lower *L, uint32_t bi)
         if (!within_limits_before(L, in))
             break;
         lower_table[in->op](L, i);
-        if (L->smem_bytes > TC_MAX_SHARED_BYTES && !L->failed && L->persist == PERSIST_ROLES) {
-            L->persist_refused = L->failed = 1; /* lower_kernel tries again, one program per block */
-            break;
-        }
-        if (L->smem_bytes > TC_MAX_SHARED_BYTES && !L->failed)
+        if (L->smem_bytes <= TC_MAX_SHARED_BYTES || L->failed)
+            continue;
+        if (L->persist == PERSIST_ROLES) /* lower_kernel tries again, one program per block */
+            L->persist_refused = L->failed = 1;
+        else
             lw_error(L, in->loc, "%s needs %u bytes of shared memory; a program may use at most %u (227 KB): "
                      "use smaller tiles", tir_ops[in->op].name, L->smem_bytes, TC_MAX_SHARED_BYTES);
     }

@@ -32,43 +32,40 @@ static int half_dot(const TirModule *m, const TirInst *dot)
     return tir_value_type(m, tir_args(m, dot)[0]).elem != ELEM_F32;
 }
 
-uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o)
+const TirInst *wgmma_marked_loop(const TirModule *m, const TirKernel *k)
 {
     const TirBlock *b = &m->blocks[k->body];
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
-        if (in->op == OP_FOR && in->ival > 0) {
-            const TirInst *dot = wgmma_loop_dot(m, in);
-            if (half_dot(m, dot))
-                return ss_producers(k->warps * 32, dot->type.dim[1], o) * WARPGROUP;
-            if (o->wgmma_swapped)
-                return swapped_producers(dot->type.dim[0], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
-            return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
-        }
+        if (in->op == OP_FOR && in->ival > 0)
+            return in;
     }
-    return 0;
+    return NULL;
+}
+
+uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    const TirInst *in = wgmma_marked_loop(m, k);
+    if (!in)
+        return 0;
+    const TirInst *dot = wgmma_loop_dot(m, in);
+    if (half_dot(m, dot))
+        return ss_producers(k->warps * 32, dot->type.dim[1], o) * WARPGROUP;
+    if (o->wgmma_swapped)
+        return swapped_producers(dot->type.dim[0], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
+    return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
 }
 
 int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
-    const TirBlock *b = &m->blocks[k->body];
-    for (uint32_t j = 0; j < b->ninsts; j++) {
-        const TirInst *in = &m->insts[m->pool[b->insts + j]];
-        if (in->op == OP_FOR && in->ival > 0)
-            return !half_dot(m, wgmma_loop_dot(m, in)) && o->wgmma_swapped;
-    }
-    return 0;
+    const TirInst *in = wgmma_marked_loop(m, k);
+    return in && !half_dot(m, wgmma_loop_dot(m, in)) && o->wgmma_swapped;
 }
 
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
-    const TirBlock *b = &m->blocks[k->body];
-    for (uint32_t j = 0; j < b->ninsts; j++) {
-        const TirInst *in = &m->insts[m->pool[b->insts + j]];
-        if (in->op == OP_FOR && in->ival > 0)
-            return half_dot(m, wgmma_loop_dot(m, in)) || o->wgmma_swapped;
-    }
-    return 1;
+    const TirInst *in = wgmma_marked_loop(m, k);
+    return !in || half_dot(m, wgmma_loop_dot(m, in)) || o->wgmma_swapped;
 }
 
 enum { REGISTER_FILE = 65536 };
@@ -776,14 +773,9 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
 
 int wgmma_consumer_versions(Lower *L, const TirKernel *k)
 {
-    const TirBlock *b = &L->m->blocks[k->body];
-    for (uint32_t j = 0; j < b->ninsts; j++) {
-        const TirInst *in = &L->m->insts[L->m->pool[b->insts + j]];
-        uint32_t smem, raw;
-        if (in->op == OP_FOR && in->ival > 0)
-            return pipe_setup(L, in, &smem, &raw).pre ? 2 : 1;
-    }
-    return 1;
+    const TirInst *in = wgmma_marked_loop(L->m, k);
+    uint32_t smem, raw;
+    return in && pipe_setup(L, in, &smem, &raw).pre ? 2 : 1;
 }
 
 void lower_wgmma_loop(Lower *L, uint32_t i)

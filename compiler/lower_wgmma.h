@@ -188,6 +188,8 @@ void wg_tma_prepare(Pipe *P);
 void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t);
 /* lower_wgmma.c: the dot of a marked loop */
 const TirInst *wgmma_loop_dot(const TirModule *m, const TirInst *f);
+/* Kernel k's loop that pass_wgmma marked (one pipeline a kernel), or NULL. */
+const TirInst *wgmma_marked_loop(const TirModule *m, const TirKernel *k);
 
 /* lower_wgmma_ss.c (f16/bf16) */
 void ss_producer(Pipe *P, const Access *xa, const Access *xb);

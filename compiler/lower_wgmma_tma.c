@@ -116,43 +116,39 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
 {
     if (o->arch != ARCH_SM90A || !o->wgmma || !o->wgmma_tma)
         return 0;
-    const TirBlock *body = &m->blocks[k->body];
-    for (uint32_t j = 0; j < body->ninsts; j++) {
-        const TirInst *f = &m->insts[m->pool[body->insts + j]];
-        if (f->op != OP_FOR || f->ival <= 0)
-            continue;
-        const TirInst *dot = wgmma_loop_dot(m, f);
-        const uint32_t *da = tir_args(m, dot);
-        TirPrecision p = (TirPrecision)dot->ival;
-        TirElem elem = tir_value_type(m, da[0]).elem;
-        uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
-        if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels */
-            uint8_t t = elem == ELEM_BF16 ? TC_TMAP_BF16 : TC_TMAP_F16;
-            maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {SS_BK, (uint16_t)bm, 0}};
-            maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {64, SS_BK, 0}};
-        } else if (o->wgmma_swapped && p != PREC_IEEE) { /* the FMA consumers copy as they do */
-            uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
-            maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
-            maps[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = t, .box = {8, BK, (uint16_t)(bn / 8)}};
-            if (o->wgmma_tma_b128) /* 32-column panels under the 128-byte swizzle */
-                maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {32, BK, 0}};
-        } else {
-            return 0;
-        }
-        if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0]) ||
-            !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1]))
-            return 0;
-        if (elem == ELEM_F32 && p == PREC_TF32_RNA) /* the swapped product's rounding (lower_wgmma_swapped.c) */
-            for (int i = 0; i < 2; i++)
-                maps[i].round = roundable(m, &m->insts[tir_value_def_inst(m, da[i])], &maps[i]);
-        /* the loop walks A's columns and B's rows (k) */
-        maps[0].walk = 1;
-        maps[0].across = (uint16_t)bm;
-        maps[1].walk = 0;
-        maps[1].across = (uint16_t)bn;
-        return 2;
+    const TirInst *f = wgmma_marked_loop(m, k);
+    if (!f)
+        return 0;
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    const uint32_t *da = tir_args(m, dot);
+    TirPrecision p = (TirPrecision)dot->ival;
+    TirElem elem = tir_value_type(m, da[0]).elem;
+    uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
+    if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels */
+        uint8_t t = elem == ELEM_BF16 ? TC_TMAP_BF16 : TC_TMAP_F16;
+        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {SS_BK, (uint16_t)bm, 0}};
+        maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {64, SS_BK, 0}};
+    } else if (o->wgmma_swapped && p != PREC_IEEE) { /* the FMA consumers copy as they do */
+        uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
+        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
+        maps[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = t, .box = {8, BK, (uint16_t)(bn / 8)}};
+        if (o->wgmma_tma_b128) /* 32-column panels under the 128-byte swizzle */
+            maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {32, BK, 0}};
+    } else {
+        return 0;
     }
-    return 0;
+    if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0]) ||
+        !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1]))
+        return 0;
+    if (elem == ELEM_F32 && p == PREC_TF32_RNA) /* the swapped product's rounding (lower_wgmma_swapped.c) */
+        for (int i = 0; i < 2; i++)
+            maps[i].round = roundable(m, &m->insts[tir_value_def_inst(m, da[i])], &maps[i]);
+    /* the loop walks A's columns and B's rows (k) */
+    maps[0].walk = 1;
+    maps[0].across = (uint16_t)bm;
+    maps[1].walk = 0;
+    maps[1].across = (uint16_t)bn;
+    return 2;
 }
 
 /* The generic address of hidden parameter `param` (a tensor map the TMA

@@ -559,22 +559,6 @@ static int env_switch(const char *name, const char *what, StrBuf *msg)
     return -1;
 }
 
-/* TILEC_PERSIST_BLOCKS=N (1..65535): a persistent kernel's launch takes
- * at most N blocks, each then running more programs (the tests' way to
- * reach that with small shapes). */
-static void persist_open(tilecRuntime rt, StrBuf *msg)
-{
-    const char *v = getenv("TILEC_PERSIST_BLOCKS");
-    char *end;
-    if (!v)
-        return;
-    unsigned long n = strtoul(v, &end, 10);
-    if (*v >= '0' && *v <= '9' && !*end && n >= 1 && n <= 65535)
-        rt->persist_blocks = (unsigned)n;
-    else
-        sb_printf(msg, "note: TILEC_PERSIST_BLOCKS=%s is not a number from 1 to 65535: ignored\n", v);
-}
-
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
     int stage = env_switch("TILEC_STAGE", "staging", msg), pre = env_switch("TILEC_PREROUND", "pre-rounding", msg);
@@ -593,6 +577,22 @@ static void stage_open(tilecRuntime rt, StrBuf *msg)
     }
     sb_free(&why);
     cu_ctx_leave();
+}
+
+/* TILEC_PERSIST_BLOCKS=N (1..65535): a persistent kernel's launch takes
+ * at most N blocks, each then running more programs (the tests' way to
+ * reach that with small shapes). */
+static void persist_open(tilecRuntime rt, StrBuf *msg)
+{
+    const char *v = getenv("TILEC_PERSIST_BLOCKS");
+    char *end;
+    if (!v)
+        return;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*v >= '0' && *v <= '9' && !*end && n >= 1 && n <= 65535)
+        rt->persist_blocks = (unsigned)n;
+    else
+        sb_printf(msg, "note: TILEC_PERSIST_BLOCKS=%s is not a number from 1 to 65535: ignored\n", v);
 }
 
 /* The copy kernels, loaded once, by the first launch that asks (context
