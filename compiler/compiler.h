@@ -213,8 +213,7 @@ uint32_t wgmma_ss_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
  * left as they are); the f16/bf16 pipeline's producer warpgroups. */
 uint32_t wgmma_entry_regs(uint32_t launch);
 uint32_t transposed_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
-uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, int persistent,
-                                uint32_t *consumer);
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
 uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer);
 uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
 /* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):

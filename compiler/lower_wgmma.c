@@ -628,7 +628,7 @@ static void role_registers(Pipe *P, const char *op, uint32_t regs)
 static uint32_t register_split(const Pipe *P, uint32_t *creg)
 {
     return P->ss        ? ss_register_split(P->consumers, P->producers, creg)
-           : P->swapped ? swapped_register_split(P->consumers, P->producers, P->copies, P->L->persist != 0, creg)
+           : P->swapped ? swapped_register_split(P->consumers, P->producers, P->copies, creg)
                         : transposed_register_split(P->consumers, P->producers, P->copies, creg);
 }
 

@@ -42,15 +42,15 @@ uint32_t swapped_producers(uint32_t bm, TirPrecision p, uint32_t stages)
 
 /* The swapped product's producers hold only a 16-element batch (three
  * copies for 3xtf32) and addresses. */
-uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, int persistent,
-                                uint32_t *consumer)
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer)
 {
     uint32_t nc = consumers / WARPGROUP, launch = consumers + producers * WARPGROUP;
     /* two producer warpgroups beside two consumer ones: 128 registers at
-     * entry, the consumers need 192; persistent, 200 (the loop over the
-     * programs: at 192 ptxas spilled at 128x256, at 184 it serialized the
-     * wgmmas; the producers need no more than 56 then) */
-    uint32_t prod = copies == 3 ? 112 : producers == 2 && nc == 2 ? (persistent ? 56 : 64) : 96;
+     * entry; the consumers get 200 and the producers 56 (persistent, at 192
+     * ptxas spilled at 128x256 and at 184 it serialized the wgmmas; one
+     * program a block, 192 spilled the step count once the edge stores were
+     * predicated) */
+    uint32_t prod = copies == 3 ? 112 : producers == 2 && nc == 2 ? 56 : 96;
     *consumer = 0;
     if (launch <= 256)
         return 0;

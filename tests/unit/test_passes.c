@@ -574,11 +574,8 @@ START_TEST(register_splits_fit)
     for (uint32_t nc = 1; nc <= 2; nc++)
         for (uint32_t np = 1; np <= 2; np++)
             for (uint32_t copies = 1; copies <= 3; copies += 2) {
-                uint32_t creg, preg;
-                for (int persistent = 0; persistent <= 1; persistent++) {
-                    preg = swapped_register_split(nc * 128, np, copies, persistent, &creg);
-                    check_split(nc * 128, np, preg, creg);
-                }
+                uint32_t creg, preg = swapped_register_split(nc * 128, np, copies, &creg);
+                check_split(nc * 128, np, preg, creg);
                 preg = transposed_register_split(nc * 128, np, copies, &creg);
                 check_split(nc * 128, np, preg, creg);
             }
