@@ -83,32 +83,60 @@ static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
 
 /* Per-row and per-column parts of element addresses: a thread's registers
  * share few distinct rows and columns, so bounds checks, clamps and the
- * stride multiplications are done once per row and once per column. */
+ * stride multiplications are done once per row and once per column (and
+ * for the checked stores, a row's address and a column's byte offset). */
 typedef struct {
     uint32_t key[2][64];
-    LLVMValueRef ok[2][64], off[2][64];
+    LLVMValueRef ok[2][64], off[2][64], at[2][64];
     uint32_t n[2];
 } Coords;
 
-/* axis 0: rows (d0, s0), axis 1: columns (d1, s1) */
-static void coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef base, uint32_t delta, int clamped,
-                  LLVMValueRef *ok, LLVMValueRef *off)
+/* axis 0: rows (d0, s0), axis 1: columns (d1, s1); returns the entry's
+ * index in c, or -1 where c is full */
+static int coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef base, uint32_t delta, int clamped,
+                 LLVMValueRef *ok, LLVMValueRef *off)
 {
     for (uint32_t k = 0; k < c->n[axis]; k++)
         if (c->key[axis][k] == delta) {
             *ok = c->ok[axis][k];
             *off = c->off[axis][k];
-            return;
+            return (int)k;
         }
     LLVMValueRef origin = axis ? x->i1 : x->i0, d = axis ? x->d1 : x->d0, s = axis ? x->s1 : x->s0;
     LLVMValueRef g = LLVMBuildAdd(L->b, origin, LLVMBuildAdd(L->b, base, lw_const_i64(L, delta), ""), "");
     *ok = lw_in_range(L, g, d);
     *off = LLVMBuildMul(L->b, clamped ? clamp(L, g, d) : g, s, "");
-    if (c->n[axis] < 64) {
-        uint32_t k = c->n[axis]++;
-        c->key[axis][k] = delta;
+    if (c->n[axis] == 64)
+        return -1;
+    uint32_t k = c->n[axis]++;
+    c->key[axis][k] = delta;
+    c->ok[axis][k] = *ok;
+    c->off[axis][k] = *off;
+    c->at[axis][k] = NULL;
+    return (int)k;
+}
+
+/* For a checked store: a row's predicate (and own's) and address as an
+ * integer (axis 0), or a column's predicate and byte offset (axis 1). */
+static void store_coord(Lower *L, Coords *c, const Access *x, TirElem e, int axis, LLVMValueRef base, uint32_t delta,
+                        LLVMValueRef own, LLVMValueRef *ok, LLVMValueRef *at)
+{
+    LLVMValueRef off;
+    int k = coord(L, c, x, axis, base, delta, 0, ok, &off);
+    if (k >= 0 && c->at[axis][k]) {
+        *ok = c->ok[axis][k];
+        *at = c->at[axis][k];
+        return;
+    }
+    *at = LLVMBuildMul(L->b, off, lw_const_i64(L, tir_elem_bits(e) / 8), "");
+    if (axis == 0) {
+        *at = LLVMBuildAdd(L->b, LLVMBuildPtrToInt(L->b, x->base, L->t_i64, ""), *at, "");
+        if (own)
+            *ok = LLVMBuildAnd(L->b, *ok, own, "");
+    }
+    if (k >= 0) {
         c->ok[axis][k] = *ok;
-        c->off[axis][k] = *off;
+        c->at[axis][k] = *at;
     }
 }
 
@@ -167,17 +195,21 @@ void lower_LOAD(Lower *L, uint32_t i)
 
 /* One st.global under a predicate, not a branch and a block per element:
  * an edge tile's store of a 128x256 accumulator was ~130 blocks, which took
- * ~40% of the GEMM kernel's LLVM time (optimize and codegen). The asm's
- * memory clobber keeps it ordered with the kernel's other memory accesses. */
-static void store_if(Lower *L, LLVMValueRef ok, LLVMValueRef addr, LLVMValueRef v, TirElem e)
+ * ~40% of the GEMM kernel's LLVM time (optimize and codegen). The predicate
+ * (row and column) and the address (row address plus the column's byte
+ * offset) are formed in the asm, which leaves LLVM two instructions an
+ * element to handle; its memory clobber keeps the store ordered with the
+ * kernel's other memory accesses. */
+static void store_if(Lower *L, LLVMValueRef rok, LLVMValueRef cok, LLVMValueRef row, LLVMValueRef col, LLVMValueRef v,
+                     TirElem e)
 {
-    static const char *const tmpl[3] = {"@$0 st.global.b16 [$1], $2;", "@$0 st.global.b32 [$1], $2;",
-                                        "@$0 st.global.b64 [$1], $2;"};
-    static const char *const cons[3] = {"b,l,h,~{memory}", "b,l,r,~{memory}", "b,l,l,~{memory}"};
+#define STORE_IF(b) "{ .reg .pred p; .reg .b64 a; and.pred p, $0, $1; add.s64 a, $2, $3; @p st.global.b" #b " [a], $4; }"
+    static const char *const tmpl[3] = {STORE_IF(16), STORE_IF(32), STORE_IF(64)};
+#undef STORE_IF
+    static const char *const cons[3] = {"b,b,l,l,h,~{memory}", "b,b,l,l,r,~{memory}", "b,b,l,l,l,~{memory}"};
     int bits = tir_elem_bits(e), k = bits == 16 ? 0 : bits == 32 ? 1 : 2;
-    LLVMValueRef args[3] = {ok, LLVMBuildPtrToInt(L->b, addr, L->t_i64, ""),
-                            LLVMBuildBitCast(L->b, v, LLVMIntTypeInContext(L->ctx, (unsigned)bits), "")};
-    lw_asm(L, LLVMVoidTypeInContext(L->ctx), tmpl[k], cons[k], args, 3, LW_ASM_SIDE_EFFECTS);
+    LLVMValueRef args[5] = {rok, cok, row, col, LLVMBuildBitCast(L->b, v, LLVMIntTypeInContext(L->ctx, (unsigned)bits), "")};
+    lw_asm(L, LLVMVoidTypeInContext(L->ctx), tmpl[k], cons[k], args, 5, LW_ASM_SIDE_EFFECTS);
 }
 
 /* Stores the tile's registers: checked, each under a predicate on its bounds
@@ -194,6 +226,15 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
         LLVMValueRef ok;
         if (pair && pair[r] == PAIR_RIGHT)
             continue;
+        if (checked) {
+            uint32_t dr, dc;
+            layout_offset(lay, r, &dr, &dc);
+            LLVMValueRef rok, row, cok, col;
+            store_coord(L, &cc, x, e, 0, row0, dr, own, &rok, &row);
+            store_coord(L, &cc, x, e, 1, col0, dc, NULL, &cok, &col);
+            store_if(L, rok, cok, row, col, regs[r], e);
+            continue;
+        }
         LLVMValueRef addr = element(L, &cc, x, e, lay, r, row0, col0, 0, &ok);
         if (pair && pair[r] != PAIR_NONE) {
             LLVMValueRef v = LLVMBuildInsertElement(L->b, LLVMGetUndef(v2), regs[r], lw_const_i32(L, 0), "");
@@ -201,13 +242,7 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
             LLVMSetAlignment(LLVMBuildStore(L->b, v, addr), (unsigned)tir_elem_bits(e) / 4);
             continue;
         }
-        if (!checked) {
-            LLVMBuildStore(L->b, regs[r], addr);
-            continue;
-        }
-        if (own)
-            ok = LLVMBuildAnd(L->b, ok, own, "");
-        store_if(L, ok, addr, regs[r], e);
+        LLVMBuildStore(L->b, regs[r], addr);
     }
 }
 
