@@ -5,6 +5,10 @@
 #    block too; gpu_test_persistent (written in session 13, never run).
 # 2. Speed, old (76badf0) against new in one call: the odd shape (its interior now takes the checked
 #    path), small K (pairs path, unchanged), 4096^3 (the epilogue's share is largest there).
+# 3. tf32-rna persistent with -fwgmma-round-b (one consumer body: 3635 PTX lines against 4539, ptxas
+#    0.23 s against 0.39 s on the build machine) against the default (session 13's notrun_go6.sh), then
+#    tilec and ptxas timed on that kernel (bench_gemm's compile rows ignore --copt): if round-b keeps the
+#    speed, it cuts the JIT's ptxas time by ~40%.
 . bench/device/env.sh
 S=$SECONDS
 run() { local name=$1 lim=$2; shift 2; ( timeout $lim "$@" > $OUT/$name.log 2>&1; echo "$name exit $?" ); tail -1 $OUT/$name.log; grep -B2 FAIL $OUT/$name.log | head -12; echo "  t=$((SECONDS-S))"; }
@@ -19,4 +23,41 @@ for r in 1 2; do
   echo "old $(cat $OLD_B/COMMIT)"; LD_LIBRARY_PATH=$OLD_B:$LD_LIBRARY_PATH bb $OLD_B/bench_gemm --tilec=$OLD_B/tilec_static
   echo new; bb $B/bin/bench_gemm --tilec=$B/tilec
 done > $OUT/ab.log; cat $OUT/ab.log
+rb() { timeout 150 $B/bin/bench_gemm --tilec=$B/tilec --no-cublas --archs=sm_90a --target-ms=30 --warmup-ms=50 --compile-runs=2 \
+  --shapes=8192,4096,4096x4096x64,2048 --modes=tf32-rna --cfg=128x256x32w8g8 "$@" 2>&1 | grep -E '^[0-9]+x|rror'; }
+for r in 1 2; do echo round-b; rb --copt=-fwgmma-round-b; echo default; rb; done > $OUT/round_b.log; cat $OUT/round_b.log
+# the compile rows above ignore --copt: time tilec and ptxas on the benchmark's kernel directly
+cat > $OUT/g256.tir <<'TIR'
+kernel @gemm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32,
+             %lda: i32, %ldb: i32, %ldc: i32) warps(8) {
+  %p = program_id 0
+  %tm = cdiv %M, 128
+  %tn = cdiv %N, 256
+  %per = mul %tn, 8
+  %grp = div %p, %per
+  %first = mul %grp, 8
+  %left = sub %tm, %first
+  %gm = min %left, 8
+  %in = rem %p, %per
+  %im = rem %in, %gm
+  %pm = add %first, %im
+  %pn = div %in, %gm
+  %m0 = mul %pm, 128
+  %n0 = mul %pn, 256
+  %va = view %A [%M, %K] strides [%lda, 1]
+  %vb = view %B [%K, %N] strides [%ldb, 1]
+  %vc = view %C [%M, %N] strides [%ldc, 1]
+  %z = zeros : tile<128x256xf32>
+  %acc = for %k = 0 to %K step 32 iter(%c = %z) {
+    %a = load %va[%m0, %k] : tile<128x32xf32>
+    %b = load %vb[%k, %n0] : tile<32x256xf32>
+    %d = dot %a, %b, %c : tile<128x256xf32>
+    yield %d
+  }
+  store %acc, %vc[%m0, %n0]
+}
+TIR
+for o in "" -fwgmma-round-b; do for r in 1 2 3; do
+  /usr/bin/time -f "tilec $o %e s" $B/tilec $o $OUT/g256.tir -o $OUT/g.ptx
+  /usr/bin/time -f "ptxas $o %e s" ptxas -arch=sm_90a $OUT/g.ptx -o $OUT/g.cubin; done; done 2>&1 | tee $OUT/compile.log
 echo "t=$((SECONDS-S))"
