@@ -52,24 +52,31 @@ void bench_cublas_close(BenchCublas *cb);
 /* ---- compile time (bench_compile.c) ---- */
 
 typedef struct {
-    char what[64];
+    char what[128];
     double ms_median, ms_min, ms_first;
     int runs;
     char note[160];
 } CompileTime;
 
+/* What a compile-time measurement compiles, runs times: src (a
+ * NUL-terminated .tir source) with --arch, --precision and the extra
+ * options (bench_gemm's --copt), which the rows' names carry. */
+typedef struct {
+    const char *src, *arch, *precision;
+    const char *const *extra;
+    int nextra, runs;
+} BenchCompile;
+
 /* Each appends its rows to out[*n] (at most max in all) and returns 0, or
- * -1 with the reason in why. src is a NUL-terminated .tir source.
+ * -1 with the reason in why.
  * Whole `tilec` processes (fork/exec; output to /dev/null). */
-int bench_compile_process(const char *tilec, const char *src, const char *arch, const char *precision, int runs,
-                          CompileTime *out, int *n, int max, char *why, size_t wn);
+int bench_compile_process(const char *tilec, const BenchCompile *c, CompileTime *out, int *n, int max, char *why,
+                          size_t wn);
 /* tilecCreateProgram + tilecCompileProgram in this process (no GPU). */
-int bench_compile_inprocess(const char *src, const char *arch, const char *precision, int runs, CompileTime *out,
-                            int *n, int max, char *why, size_t wn);
+int bench_compile_inprocess(const BenchCompile *c, CompileTime *out, int *n, int max, char *why, size_t wn);
 /* tilecModuleLoadSource (compile + driver link + load): cold (a fresh
  * cache directory and runtime each run), warm from the disk cache (a new
  * runtime on the same directory) and warm from the runtime's memory. */
-int bench_compile_jit(int device, const char *src, const char *arch, const char *precision, int runs,
-                      CompileTime *out, int *n, int max, char *why, size_t wn);
+int bench_compile_jit(int device, const BenchCompile *c, CompileTime *out, int *n, int max, char *why, size_t wn);
 
 #endif

@@ -112,6 +112,34 @@ static void put_row(CompileTime *out, int *n, int max, const char *what, double 
     snprintf(c->note, sizeof c->note, "%s", note);
 }
 
+/* The options of c's compiles: --arch, --precision, then c's extra ones
+ * (at most MAX_EXTRA). */
+enum { MAX_EXTRA = 8 };
+typedef struct {
+    char arch[64], precision[64];
+    const char *v[2 + MAX_EXTRA];
+    int n;
+} Options;
+
+static void compile_options(const BenchCompile *c, Options *o)
+{
+    snprintf(o->arch, sizeof o->arch, "--arch=%s", c->arch);
+    snprintf(o->precision, sizeof o->precision, "--precision=%s", c->precision);
+    o->v[0] = o->arch;
+    o->v[1] = o->precision;
+    o->n = 2;
+    for (int i = 0; i < c->nextra && i < MAX_EXTRA; i++)
+        o->v[o->n++] = c->extra[i];
+}
+
+/* A row's name: kind, the arch, the precision and the extra options. */
+static void row_name(char *buf, size_t size, const char *kind, const BenchCompile *c)
+{
+    int k = snprintf(buf, size, "%s %s %s", kind, c->arch, c->precision);
+    for (int i = 0; i < c->nextra && k >= 0 && (size_t)k < size; i++)
+        k += snprintf(buf + k, size - (size_t)k, " %s", c->extra[i]);
+}
+
 static int make_tmpdir(char *dir, size_t n, const char *tag)
 {
     const char *t = getenv("TMPDIR");
@@ -119,17 +147,18 @@ static int make_tmpdir(char *dir, size_t n, const char *tag)
     return mkdtemp(dir) ? 0 : -1;
 }
 
-int bench_compile_process(const char *tilec, const char *src, const char *arch, const char *precision, int runs,
-                          CompileTime *out, int *n, int max, char *why, size_t wn)
+int bench_compile_process(const char *tilec, const BenchCompile *c, CompileTime *out, int *n, int max, char *why,
+                          size_t wn)
 {
-    char dir[256], file[300], a_opt[64], p_opt[64];
+    char dir[256], file[300];
+    int runs = c->runs;
     if (make_tmpdir(dir, sizeof dir, "proc") != 0) {
         snprintf(why, wn, "cannot make a temporary directory");
         return -1;
     }
     snprintf(file, sizeof file, "%s/gemm.tir", dir);
     FILE *f = fopen(file, "w");
-    int ok = f && fputs(src, f) >= 0;
+    int ok = f && fputs(c->src, f) >= 0;
     if (f && fclose(f) != 0)
         ok = 0;
     if (!ok) {
@@ -137,9 +166,15 @@ int bench_compile_process(const char *tilec, const char *src, const char *arch, 
         bench_rmtree(dir);
         return -1;
     }
-    snprintf(a_opt, sizeof a_opt, "--arch=%s", arch);
-    snprintf(p_opt, sizeof p_opt, "--precision=%s", precision);
-    char *argv[] = {(char *)tilec, a_opt, p_opt, "-o", "/dev/null", file, NULL};
+    Options o;
+    compile_options(c, &o);
+    char *argv[4 + 2 + MAX_EXTRA] = {(char *)tilec};
+    int argc = 1;
+    for (int i = 0; i < o.n; i++)
+        argv[argc++] = (char *)o.v[i];
+    argv[argc++] = "-o";
+    argv[argc++] = "/dev/null";
+    argv[argc++] = file;
     double *v = calloc((size_t)runs, sizeof *v);
     int rc = v ? 0 : -1;
     for (int i = 0; v && i < runs && rc == 0; i++) {
@@ -154,15 +189,16 @@ int bench_compile_process(const char *tilec, const char *src, const char *arch, 
         }
         int st = 0;
         if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-            snprintf(why, wn, "%s %s %s %s failed (status %d)", tilec, a_opt, p_opt, file,
-                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+            char what[128];
+            row_name(what, sizeof what, tilec, c);
+            snprintf(why, wn, "%s %s failed (status %d)", what, file, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
             rc = -1;
         }
         v[i] = bench_now_ms() - t0;
     }
     if (rc == 0) {
-        char what[64];
-        snprintf(what, sizeof what, "process %s %s", arch, precision);
+        char what[128];
+        row_name(what, sizeof what, "process", c);
         put_row(out, n, max, what, v, runs, "the whole tilec process: .tir file -> PTX file");
     }
     free(v);
@@ -170,13 +206,11 @@ int bench_compile_process(const char *tilec, const char *src, const char *arch, 
     return rc;
 }
 
-int bench_compile_inprocess(const char *src, const char *arch, const char *precision, int runs, CompileTime *out,
-                            int *n, int max, char *why, size_t wn)
+int bench_compile_inprocess(const BenchCompile *c, CompileTime *out, int *n, int max, char *why, size_t wn)
 {
-    char a_opt[64], p_opt[64];
-    snprintf(a_opt, sizeof a_opt, "--arch=%s", arch);
-    snprintf(p_opt, sizeof p_opt, "--precision=%s", precision);
-    const char *opts[] = {a_opt, p_opt};
+    Options o;
+    compile_options(c, &o);
+    int runs = c->runs;
     double *v = calloc((size_t)runs, sizeof *v);
     if (!v)
         return -1;
@@ -184,9 +218,9 @@ int bench_compile_inprocess(const char *src, const char *arch, const char *preci
     for (int i = 0; i < runs && rc == 0; i++) {
         tilecProgram p = NULL;
         double t0 = bench_now_ms();
-        tilecResult r = tilecCreateProgram(&p, src, strlen(src), "gemm.tir");
+        tilecResult r = tilecCreateProgram(&p, c->src, strlen(c->src), "gemm.tir");
         if (r == TILEC_SUCCESS)
-            r = tilecCompileProgram(p, 2, opts);
+            r = tilecCompileProgram(p, o.n, o.v);
         v[i] = bench_now_ms() - t0;
         if (r != TILEC_SUCCESS) {
             const char *log = "";
@@ -198,8 +232,8 @@ int bench_compile_inprocess(const char *src, const char *arch, const char *preci
         tilecDestroyProgram(&p);
     }
     if (rc == 0) {
-        char what[64];
-        snprintf(what, sizeof what, "compile %s %s", arch, precision);
+        char what[128];
+        row_name(what, sizeof what, "compile", c);
         put_row(out, n, max, what, v, runs, "tilecCompileProgram in-process (.tir -> PTX)");
     }
     free(v);
@@ -233,13 +267,11 @@ static int timed_load(tilecRuntime rt, const char *src, int nopts, const char *c
     return 0;
 }
 
-int bench_compile_jit(int device, const char *src, const char *arch, const char *precision, int runs,
-                      CompileTime *out, int *n, int max, char *why, size_t wn)
+int bench_compile_jit(int device, const BenchCompile *c, CompileTime *out, int *n, int max, char *why, size_t wn)
 {
-    char a_opt[64], p_opt[64];
-    snprintf(a_opt, sizeof a_opt, "--arch=%s", arch);
-    snprintf(p_opt, sizeof p_opt, "--precision=%s", precision);
-    const char *opts[] = {a_opt, p_opt};
+    Options o;
+    compile_options(c, &o);
+    int runs = c->runs;
     /* the caller's cache settings come back afterwards */
     char *old_dir = getenv("TILEC_CACHE_DIR") ? strdup(getenv("TILEC_CACHE_DIR")) : NULL;
     char *old_on = getenv("TILEC_CACHE") ? strdup(getenv("TILEC_CACHE")) : NULL;
@@ -261,7 +293,7 @@ int bench_compile_jit(int device, const char *src, const char *arch, const char 
             snprintf(why, wn, "tilecRuntimeCreate(%d) failed", device);
             rc = -1;
         } else {
-            rc = timed_load(rt, src, 2, opts, &cold[i], why, wn);
+            rc = timed_load(rt, c->src, o.n, o.v, &cold[i], why, wn);
         }
         tilecRuntimeDestroy(&rt);
         if (i > 0) {
@@ -275,20 +307,20 @@ int bench_compile_jit(int device, const char *src, const char *arch, const char 
         if (tilecRuntimeCreate(&rt, device) != TILEC_SUCCESS) {
             snprintf(why, wn, "tilecRuntimeCreate(%d) failed", device);
             rc = -1;
-        } else if ((rc = timed_load(rt, src, 2, opts, &disk[i], why, wn)) == 0) {
-            rc = timed_load(rt, src, 2, opts, &mem[i], why, wn);
+        } else if ((rc = timed_load(rt, c->src, o.n, o.v, &disk[i], why, wn)) == 0) {
+            rc = timed_load(rt, c->src, o.n, o.v, &mem[i], why, wn);
         }
         tilecRuntimeDestroy(&rt);
     }
     if (rc == 0) {
-        char what[64];
-        snprintf(what, sizeof what, "jit-cold %s %s", arch, precision);
+        char what[128];
+        row_name(what, sizeof what, "jit-cold", c);
         put_row(out, n, max, what, cold, runs,
                 "tilecModuleLoadSource with an empty cache: compile + driver link (ptxas) + load");
-        snprintf(what, sizeof what, "jit-warm-disk %s %s", arch, precision);
+        row_name(what, sizeof what, "jit-warm-disk", c);
         put_row(out, n, max, what, disk, runs,
                 "tilecModuleLoadSource from a new runtime with the entry on disk: read + load");
-        snprintf(what, sizeof what, "jit-warm-memory %s %s", arch, precision);
+        row_name(what, sizeof what, "jit-warm-memory", c);
         put_row(out, n, max, what, mem, runs,
                 "tilecModuleLoadSource again on the same runtime: memory hit + load");
     }

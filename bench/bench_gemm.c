@@ -109,7 +109,7 @@ static const char usage[] =
     "                      n: -fno-persistent\n"
     "  --cfg-bf16=LIST     bf16 tiles (default 128x256x64w8)\n"
     "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
-    "                      repeatable, up to 4)\n"
+    "                      repeatable, up to 4; the compile times take them too)\n"
     "  --no-cublas         skip cuBLAS\n"
     "  --reps=N            at least N timed batches (default 20)\n"
     "  --batch-ms=X        launches per batch so that a batch lasts >= X ms (default 1)\n"
@@ -835,14 +835,14 @@ static void print_compile(FILE *f, const CompileTime *c, int n, int csv)
     if (csv)
         fprintf(f, "what,ms_median,ms_min,ms_first,runs,note\n");
     else if (n)
-        fprintf(f, "\n%-36s %10s %10s %10s %5s\n", "compile time (GEMM kernel)", "median ms", "min ms", "first ms",
+        fprintf(f, "\n%-44s %10s %10s %10s %5s\n", "compile time (GEMM kernel)", "median ms", "min ms", "first ms",
                 "runs");
     for (int i = 0; i < n; i++) {
         if (csv)
             fprintf(f, "%s,%.3f,%.3f,%.3f,%d,\"%s\"\n", c[i].what, c[i].ms_median, c[i].ms_min, c[i].ms_first, c[i].runs,
                     c[i].note);
         else
-            fprintf(f, "%-36s %10.2f %10.2f %10.2f %5d\n", c[i].what, c[i].ms_median, c[i].ms_min, c[i].ms_first,
+            fprintf(f, "%-44s %10.2f %10.2f %10.2f %5d\n", c[i].what, c[i].ms_median, c[i].ms_min, c[i].ms_first,
                     c[i].runs);
     }
 }
@@ -869,29 +869,41 @@ static int write_file(const char *path, const char *header, const Row *rows, int
 
 /* ---- main ------------------------------------------------------------------------- */
 
+/* The compile times of the first --cfg tile's tf32-rna GEMM, with its
+ * --stages and persistence and the --copt options. */
 static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
 {
-    char src[4096], why[2048];
+    char src[4096], why[2048], s_opt[24];
     Tile t;
     int used;
     parse_tile(o->cfg, &t, &used);
     bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group);
+    const char *extra[2 + MAX_COPTS];
+    int nextra = 0;
+    if (t.stages > 0) {
+        snprintf(s_opt, sizeof s_opt, "--stages=%d", t.stages);
+        extra[nextra++] = s_opt;
+    }
+    if (t.persistent)
+        extra[nextra++] = t.persistent > 0 ? "-fpersistent" : "-fno-persistent";
+    for (int i = 0; i < nextra_copts; i++)
+        extra[nextra++] = extra_copts[i];
     static const char *const archs[] = {"sm_90a", "sm_80"};
     for (int a = 0; a < 2; a++) {
+        BenchCompile c = {.src = src, .arch = archs[a], .precision = "tf32-rna", .extra = extra, .nextra = nextra};
         if (gpu) {
             fprintf(stderr, "compile time: JIT cold/warm %s\n", archs[a]);
-            if (bench_compile_jit(o->device, src, archs[a], "tf32-rna", o->jit_runs, ct, nct, MAX_COMPILE_ROWS, why,
-                                  sizeof why))
+            c.runs = o->jit_runs;
+            if (bench_compile_jit(o->device, &c, ct, nct, MAX_COMPILE_ROWS, why, sizeof why))
                 fprintf(stderr, "  failed: %s\n", why);
         }
         fprintf(stderr, "compile time: in-process %s\n", archs[a]);
-        if (bench_compile_inprocess(src, archs[a], "tf32-rna", o->compile_runs, ct, nct, MAX_COMPILE_ROWS, why,
-                                    sizeof why))
+        c.runs = o->compile_runs;
+        if (bench_compile_inprocess(&c, ct, nct, MAX_COMPILE_ROWS, why, sizeof why))
             fprintf(stderr, "  failed: %s\n", why);
         if (o->tilec) {
             fprintf(stderr, "compile time: whole process %s\n", archs[a]);
-            if (bench_compile_process(o->tilec, src, archs[a], "tf32-rna", o->compile_runs, ct, nct,
-                                      MAX_COMPILE_ROWS, why, sizeof why))
+            if (bench_compile_process(o->tilec, &c, ct, nct, MAX_COMPILE_ROWS, why, sizeof why))
                 fprintf(stderr, "  failed: %s\n", why);
         }
     }

@@ -6,9 +6,9 @@
 # 2. Speed, old (76badf0) against new in one call: the odd shape (its interior now takes the checked
 #    path), small K (pairs path, unchanged), 4096^3 (the epilogue's share is largest there).
 # 3. tf32-rna persistent with -fwgmma-round-b (one consumer body: 3635 PTX lines against 4539, ptxas
-#    0.23 s against 0.39 s on the build machine) against the default (session 13's notrun_go6.sh), then
-#    tilec and ptxas timed on that kernel (bench_gemm's compile rows ignore --copt): if round-b keeps the
-#    speed, it cuts the JIT's ptxas time by ~40%.
+#    0.23 s against 0.39 s on the build machine) against the default (session 13's notrun_go6.sh), with
+#    the compile rows (which now take --copt), then tilec and ptxas timed apart on that kernel: if
+#    round-b keeps the speed, it cuts the JIT's ptxas time by ~40%.
 . bench/device/env.sh
 S=$SECONDS
 run() { local name=$1 lim=$2; shift 2; ( timeout $lim "$@" > $OUT/$name.log 2>&1; echo "$name exit $?" ); tail -1 $OUT/$name.log; grep -B2 FAIL $OUT/$name.log | head -12; echo "  t=$((SECONDS-S))"; }
@@ -24,9 +24,9 @@ for r in 1 2; do
   echo new; bb $B/bin/bench_gemm --tilec=$B/tilec
 done > $OUT/ab.log; cat $OUT/ab.log
 rb() { timeout 150 $B/bin/bench_gemm --tilec=$B/tilec --no-cublas --archs=sm_90a --target-ms=30 --warmup-ms=50 --compile-runs=2 \
-  --shapes=8192,4096,4096x4096x64,2048 --modes=tf32-rna --cfg=128x256x32w8g8 "$@" 2>&1 | grep -E '^[0-9]+x|rror'; }
+  --shapes=8192,4096,4096x4096x64,2048 --modes=tf32-rna --cfg=128x256x32w8g8 "$@" 2>&1 | grep -E '^[0-9]+x|rror|^jit-cold|^compile|^process'; }
 for r in 1 2; do echo round-b; rb --copt=-fwgmma-round-b; echo default; rb; done > $OUT/round_b.log; cat $OUT/round_b.log
-# the compile rows above ignore --copt: time tilec and ptxas on the benchmark's kernel directly
+# tilec and ptxas apart on the benchmark's kernel
 cat > $OUT/g256.tir <<'TIR'
 kernel @gemm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32,
              %lda: i32, %ldb: i32, %ldc: i32) warps(8) {
