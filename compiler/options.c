@@ -155,43 +155,23 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
     return -1;
 }
 
+/* Every option that differs from the defaults, the flags from the table,
+ * so that none can be left out of the kernel cache's key. */
 void tc_options_str(const TcOptions *o, StrBuf *out)
 {
-    sb_printf(out, "--arch=%s --precision=%s -O%d%s%s%s%s", tc_arch_name(o->arch), tir_precision_name(o->precision),
-              o->opt_level, o->line_info ? "" : " -g0", o->verify ? "" : " --no-verify",
-              o->prefetch ? " -fprefetch" : "", o->wgmma ? "" : " -fno-wgmma");
+    TcOptions d;
+    tc_options_default(&d);
+    sb_printf(out, "--arch=%s --precision=%s -O%d%s%s", tc_arch_name(o->arch), tir_precision_name(o->precision),
+              o->opt_level, o->line_info ? "" : " -g0", o->verify ? "" : " --no-verify");
     if (o->stages)
         sb_printf(out, " --stages=%d", o->stages);
     if (o->remarks)
         sb_puts(out, " --remarks");
-    if (o->wgmma_hoist)
-        sb_puts(out, " -fwgmma-hoist");
-    if (!o->wgmma_swapped)
-        sb_puts(out, " -fno-wgmma-swapped");
-    if (!o->wgmma_unaligned)
-        sb_puts(out, " -fno-wgmma-unaligned");
-    if (!o->wgmma_roles)
-        sb_puts(out, " -fno-wgmma-roles");
-    if (o->wgmma_round_b)
-        sb_puts(out, " -fwgmma-round-b");
-    if (!o->wgmma_split)
-        sb_puts(out, " -fno-wgmma-split-stage");
-    if (!o->wgmma_k_overlap)
-        sb_puts(out, " -fno-wgmma-k-overlap");
-    if (!o->wgmma_ffma)
-        sb_puts(out, " -fno-wgmma-ffma");
-    if (!o->wgmma_half)
-        sb_puts(out, " -fno-wgmma-half");
-    if (o->wgmma_half_two_producers)
-        sb_puts(out, " -fwgmma-half-two-producers");
-    if (!o->wgmma_tma)
-        sb_puts(out, " -fno-wgmma-tma");
-    if (!o->wgmma_tma_b128)
-        sb_puts(out, " -fno-wgmma-tma-b128");
-    if (o->wgmma_tma_direct)
-        sb_puts(out, " -fwgmma-tma-direct");
-    if (o->persistent != TC_PERSISTENT_AUTO)
-        sb_puts(out, o->persistent ? " -fpersistent" : " -fno-persistent");
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        int v = *(const int *)((const char *)o + flags[i].offset);
+        if (v != *(const int *)((const char *)&d + flags[i].offset))
+            sb_printf(out, " -f%s%s", v ? "" : "no-", flags[i].name);
+    }
     for (int i = 0; i < o->defines.n; i++)
         sb_printf(out, " -D%s=%s", o->defines.d[i].name, o->defines.d[i].text);
 }

@@ -533,6 +533,51 @@ START_TEST(key_fields)
 }
 END_TEST
 
+/* Every option that changes what is compiled changes the options string
+ * the kernel cache's key is made of (a flag left out of it would let one
+ * build's kernel be loaded for another's options). */
+START_TEST(options_in_key)
+{
+    static const char *const flags[] = {"prefetch", "wgmma", "wgmma-hoist", "wgmma-swapped", "wgmma-unaligned",
+                                        "wgmma-roles", "wgmma-split-stage", "wgmma-round-b", "wgmma-k-overlap",
+                                        "wgmma-ffma", "wgmma-half", "wgmma-half-two-producers", "wgmma-tma",
+                                        "wgmma-tma-b128", "wgmma-tma-direct", "persistent"};
+    static const char *const others[] = {"--arch=sm_80", "--precision=ieee", "-O1", "-g0", "--no-verify",
+                                         "--stages=3", "-DBM=64"};
+    TcOptions d;
+    tc_options_default(&d);
+    StrBuf ds, err;
+    sb_init(&ds);
+    sb_init(&err);
+    tc_options_str(&d, &ds);
+    int changed = 0;
+    for (size_t i = 0; i < 2 * (sizeof flags / sizeof flags[0]) + sizeof others / sizeof others[0]; i++) {
+        char opt[64];
+        size_t nf = sizeof flags / sizeof flags[0];
+        if (i < 2 * nf)
+            snprintf(opt, sizeof opt, "-f%s%s", i % 2 ? "no-" : "", flags[i / 2]);
+        else
+            snprintf(opt, sizeof opt, "%s", others[i - 2 * nf]);
+        TcOptions o;
+        tc_options_default(&o);
+        ck_assert_msg(tc_option_parse(&o, opt, &err) == 0, "%s: %s", opt, err.data ? err.data : "");
+        if (!memcmp(&o, &d, sizeof o))
+            continue; /* the default already */
+        changed++;
+        StrBuf os;
+        sb_init(&os);
+        tc_options_str(&o, &os);
+        ck_assert_msg(strcmp(os.data, ds.data) != 0, "%s leaves the options string as it is: %s", opt, os.data);
+        sb_free(&os);
+    }
+    /* one of each flag's two spellings is its default, but both of
+     * persistence's (the default chooses per kernel) */
+    ck_assert_int_eq(changed, (int)(sizeof flags / sizeof flags[0] + 1 + sizeof others / sizeof others[0]));
+    sb_free(&ds);
+    sb_free(&err);
+}
+END_TEST
+
 /* ---- the cache ---- */
 
 START_TEST(cache_round_trip)
@@ -1033,6 +1078,7 @@ static Suite *suite(void)
     tcase_set_timeout(c, 120);
     tcase_add_test(c, sha256_vectors);
     tcase_add_test(c, key_fields);
+    tcase_add_test(c, options_in_key);
     tcase_add_test(c, cache_round_trip);
     tcase_add_loop_test(c, cache_damaged, 0, (int)(sizeof DAMAGE / sizeof DAMAGE[0]));
     tcase_add_test(c, cache_wrong_key);
