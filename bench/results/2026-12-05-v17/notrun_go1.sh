@@ -8,7 +8,8 @@
 # 3. tf32-rna persistent with -fwgmma-round-b (one consumer body: 3635 PTX lines against 4539, ptxas
 #    0.23 s against 0.39 s on the build machine) against the default (session 13's notrun_go6.sh), with
 #    the compile rows (which now take --copt), then tilec and ptxas timed apart on that kernel: if
-#    round-b keeps the speed, it cuts the JIT's ptxas time by ~40%.
+#    round-b keeps the speed, it cuts the JIT's ptxas time by ~40% (one program a block it was 24% slower
+#    at 4096^3, v15 run3: expected to lose again).
 . bench/device/env.sh
 S=$SECONDS
 run() { local name=$1 lim=$2; shift 2; ( timeout $lim "$@" > $OUT/$name.log 2>&1; echo "$name exit $?" ); tail -1 $OUT/$name.log; grep -B2 FAIL $OUT/$name.log | head -12; echo "  t=$((SECONDS-S))"; }
