@@ -168,11 +168,12 @@ typedef struct {
 
 /* Picks the fastest of n configurations of kernel `kernel` on the problem
  * that args describe, loads it into *mod and gives its index in *best.
- * Each configuration is compiled (through the kernel cache), launched once
- * to check it, then timed with device events: batches of launches of at
- * least ~1 ms, the median of 5 after a warm-up (~0.1 s per configuration;
- * the kernels run on args repeatedly, so they must not read what they
- * write). A configuration that fails to compile or launch is skipped and
+ * The configurations are compiled and loaded (through the kernel cache)
+ * from several threads at once (TILEC_TUNE_JOBS, default one per CPU, at
+ * most 16), then each is launched once to check it and timed with device
+ * events: batches of launches of at least ~1 ms, the median of 5 after a
+ * warm-up (~0.1 s per configuration; the kernels run on args repeatedly,
+ * so they must not read what they write). A configuration that fails to compile or launch is skipped and
  * noted in the runtime's log; TILEC_ERROR_NOT_FOUND when none runs. The
  * choice is remembered under `key`, a shape class the caller names (e.g.
  * "gemm f32 8192x8192x8192"), together with the configurations and the

@@ -885,44 +885,57 @@ tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod
     return rt_done(rt, t, &msg);
 }
 
-tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
-                                  const char *const *opts, tilecModule *mod)
+tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
+                                  const char *const *opts, tilecModule *mod, StrBuf *msg)
 {
     if (!rt || !mod || (!src && len))
         return TILEC_ERROR_INVALID_ARGUMENT;
     *mod = NULL;
     if (rt->dead)
         return rt->dead;
-    StrBuf msg;
-    sb_init(&msg);
     TcOptions o;
-    tilecResult t = parse_options(nopts, opts, &o, &msg);
-    if (t != TILEC_SUCCESS || (t = check_target(rt, o.arch, &msg)) != TILEC_SUCCESS)
-        return rt_fail(rt, t, &msg);
+    tilecResult t = parse_options(nopts, opts, &o, msg);
+    if (t != TILEC_SUCCESS || (t = check_target(rt, o.arch, msg)) != TILEC_SUCCESS)
+        return t;
     StrBuf os;
     sb_init(&os);
     tc_options_str(&o, &os);
     if (os.oom) {
         sb_free(&os);
-        return rt_fail(rt, TILEC_ERROR_OUT_OF_MEMORY, &msg);
+        return TILEC_ERROR_OUT_OF_MEMORY;
     }
     TcCacheKey key;
     program_key(rt, src ? src : "", len, os.data ? os.data : "", o.arch, &key);
     sb_free(&os);
-    if ((t = cu_ctx_enter(&rt->dev, &msg)) != TILEC_SUCCESS)
-        return rt_fail(rt, t, &msg);
-    if (!load_cached(rt, &key, mod, &t, &msg)) {
+    if ((t = cu_ctx_enter(&rt->dev, msg)) != TILEC_SUCCESS)
+        return t;
+    if (!load_cached(rt, &key, mod, &t, msg)) {
         tilecProgram p = NULL;
         t = tilecCreateProgram(&p, src ? src : "", len, name);
         if (t == TILEC_SUCCESS && (t = compile_program(p, nopts, opts)) != TILEC_SUCCESS)
-            sb_printf(&msg, "%s: compilation failed (%s)\n%s", name ? name : "<input>", tilecGetErrorString(t),
+            sb_printf(msg, "%s: compilation failed (%s)\n%s", name ? name : "<input>", tilecGetErrorString(t),
                       p->log);
         if (t == TILEC_SUCCESS)
-            t = load_built(rt, &key, p->res.ptx, p->res.kernels, p->res.nkernels, name, mod, &msg);
+            t = load_built(rt, &key, p->res.ptx, p->res.kernels, p->res.nkernels, name, mod, msg);
         if (p)
             tilecDestroyProgram(&p);
     }
     cu_ctx_leave();
+    return t;
+}
+
+tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
+                                  const char *const *opts, tilecModule *mod)
+{
+    if (!rt || !mod || (!src && len))
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (rt->dead) {
+        *mod = NULL;
+        return rt->dead;
+    }
+    StrBuf msg;
+    sb_init(&msg);
+    tilecResult t = tc_module_load_source(rt, src, len, name, nopts, opts, mod, &msg);
     return rt_done(rt, t, &msg);
 }
 

@@ -3,9 +3,11 @@
  * on the caller's problem, timed once per shape class and remembered.
  *
  * Needs: the public API (modules, launches, events) and runtime/runtime.h
- * (log, cache directory, the runtime's memory of choices).
- * Guarantees: nothing exits; every configuration that fails is noted in
- * the log and skipped; the modules of the losers are unloaded.
+ * (log, module loads that leave the log alone, cache directory, the
+ * runtime's memory of choices).
+ * Guarantees: nothing exits; the configurations are loaded from several
+ * threads, then timed one at a time; every configuration that fails is
+ * noted in the log and skipped; the modules of the losers are unloaded.
  *
  * The choice is keyed by SHA-256 over the caller's key, every
  * configuration (source, options, grid), the kernel name, the device and
@@ -19,15 +21,17 @@
  */
 #include "tilec.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/autotune.h"
 #include "runtime/cache.h"
 #include "runtime/runtime.h"
 
-enum { BATCHES = 5, WARMUP_LAUNCHES = 3, MAX_BATCH_LAUNCHES = 4096 };
+enum { BATCHES = 5, WARMUP_LAUNCHES = 3, MAX_BATCH_LAUNCHES = 4096, MAX_LOAD_THREADS = 16 };
 
 void tc_tune_key(const char *key, const tilecTuneConfig *cfgs, unsigned n, const char *kernel, const char *device,
                  uint8_t out[32])
@@ -99,6 +103,56 @@ int tc_tune_record_write(TcCache *cache, const uint8_t key[32], unsigned best)
         return -1;
     int n = snprintf(text, sizeof text, "tilec-tune 1 best %u\n", best);
     return tc_cache_write_file(cache, path, text, (size_t)n) ? -1 : 0;
+}
+
+/* Every configuration compiled and loaded before any is timed, from up to
+ * one thread per CPU (at most MAX_LOAD_THREADS, or TILEC_TUNE_JOBS): each
+ * load is a compile and a ptxas run (a process of its own, or the
+ * driver's linker), about a second for a GEMM kernel, and they do not
+ * depend on each other. The timing stays one configuration at a time. */
+typedef struct {
+    tilecRuntime rt;
+    const tilecTuneConfig *cfgs;
+    unsigned n, next;
+    pthread_mutex_t mu;
+    tilecModule *mods;
+    tilecResult *rcs;
+    StrBuf *whys; /* what the failed loads said */
+} Loads;
+
+static void *load_worker(void *arg)
+{
+    Loads *l = arg;
+    for (;;) {
+        pthread_mutex_lock(&l->mu);
+        unsigned c = l->next++;
+        pthread_mutex_unlock(&l->mu);
+        if (c >= l->n)
+            return NULL;
+        const tilecTuneConfig *g = &l->cfgs[c];
+        l->rcs[c] = tc_module_load_source(l->rt, g->src, g->len, g->name, g->nopts, g->opts, &l->mods[c], &l->whys[c]);
+    }
+}
+
+static unsigned load_threads(unsigned n)
+{
+    const char *env = getenv("TILEC_TUNE_JOBS");
+    long jobs = env && env[0] ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    jobs = jobs < 1 ? 1 : jobs > MAX_LOAD_THREADS ? MAX_LOAD_THREADS : jobs;
+    return (unsigned)jobs < n ? (unsigned)jobs : n;
+}
+
+/* Fills l->mods, l->rcs and l->whys; the calling thread loads too, and
+ * where a thread cannot be started it does the rest alone. */
+static void load_all(Loads *l)
+{
+    pthread_t t[MAX_LOAD_THREADS];
+    unsigned started = 0, want = load_threads(l->n);
+    while (started + 1 < want && pthread_create(&t[started], NULL, load_worker, l) == 0)
+        started++;
+    load_worker(l);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
 }
 
 /* Why a call failed: its result's name and the runtime's log. */
@@ -203,32 +257,53 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
         /* it no longer loads (a driver change): time them all again */
     }
 
+    Loads l = {.rt = rt, .cfgs = cfgs, .n = n};
+    l.mods = calloc(n, sizeof *l.mods);
+    l.rcs = calloc(n, sizeof *l.rcs);
+    l.whys = calloc(n, sizeof *l.whys);
     tilecEvent ev[2] = {NULL, NULL};
-    tilecResult r = tilecEventCreate(rt, &ev[0]);
+    tilecResult r = l.mods && l.rcs && l.whys ? TILEC_SUCCESS : TILEC_ERROR_OUT_OF_MEMORY;
+    if (r == TILEC_SUCCESS)
+        r = tilecEventCreate(rt, &ev[0]);
     if (r == TILEC_SUCCESS)
         r = tilecEventCreate(rt, &ev[1]);
     if (r != TILEC_SUCCESS) {
         tilecEventDestroy(&ev[0]);
+        free(l.mods);
+        free(l.rcs);
+        free(l.whys);
+        if (r == TILEC_ERROR_OUT_OF_MEMORY)
+            return tc_runtime_done(rt, r, &msg);
         sb_free(&msg);
         return r; /* the log says why */
     }
+    pthread_mutex_init(&l.mu, NULL);
+    if (verbose)
+        fprintf(stderr, "tilec autotune [%s] compiling %u configurations on %u threads\n", key, n, load_threads(n));
+    load_all(&l);
+    pthread_mutex_destroy(&l.mu);
     float best_ms = -1;
     unsigned bi = 0;
     int passing = 0; /* a launch failed, the context survived: keep the choice in memory only */
     tilecResult dead = TILEC_SUCCESS;
-    for (unsigned c = 0; c < n && dead == TILEC_SUCCESS; c++) {
-        tilecModule m = NULL;
+    for (unsigned c = 0; c < n; c++) {
+        tilecModule m = l.mods[c];
         StrBuf why;
         sb_init(&why);
         float ms = -1;
-        r = tilecModuleLoadSource(rt, cfgs[c].src, cfgs[c].len, cfgs[c].name, cfgs[c].nopts, cfgs[c].opts, &m);
-        if (r != TILEC_SUCCESS) {
-            note_failure(rt, r, &why);
+        if (dead != TILEC_SUCCESS) {
+            tilecModuleUnload(&m); /* loaded before the context failed: nothing to time */
+            sb_free(&l.whys[c]);
+            continue;
+        }
+        if (l.rcs[c] != TILEC_SUCCESS) {
+            sb_printf(&why, "%s (%s)", tilecGetErrorString(l.rcs[c]), l.whys[c].data ? l.whys[c].data : "");
         } else {
             ms = time_config(rt, m, kernel, &cfgs[c], args, ev, &why);
             if (ms < 0 && (dead = tilecSynchronize(rt)) == TILEC_SUCCESS)
                 passing = 1;
         }
+        sb_free(&l.whys[c]);
         char line[64];
         snprintf(line, sizeof line, "%.4f ms", ms);
         if (verbose)
@@ -245,6 +320,9 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
             tilecModuleUnload(&m);
         }
     }
+    free(l.mods);
+    free(l.rcs);
+    free(l.whys);
     tilecEventDestroy(&ev[0]);
     tilecEventDestroy(&ev[1]);
     if (dead != TILEC_SUCCESS) { /* the context is gone: nothing loaded can run */

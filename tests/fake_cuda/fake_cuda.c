@@ -1,0 +1,359 @@
+/*
+ * A fake CUDA driver: libcuda.so.1 for tests on machines without a GPU
+ * (unit/test_fake_driver puts it first on LD_LIBRARY_PATH). It exports the
+ * entry points runtime/cuda_api.c resolves by name (no cuGetProcAddress, so
+ * the loader takes its dlsym path), with the prototypes of cuda.h, and
+ * behaves like one device of compute capability 9.0 with 132
+ * multiprocessors: memory is host memory, modules are counted, launches are
+ * recorded and do not run, events read the host clock.
+ *
+ * Faults on demand: TILEC_FAKE_CUDA_FAIL=NAME:CODE makes entry point NAME
+ * (e.g. cuModuleLoadData) return CUresult CODE; a failing JIT entry point
+ * writes "fake-jit: error: ..." into the caller's JIT error log. The test
+ * reads what happened through fake_cuda_stats().
+ */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fake_cuda.h"
+
+static FakeCudaStats stats;
+
+const FakeCudaStats *fake_cuda_stats(void) { return &stats; }
+
+/* CODE where TILEC_FAKE_CUDA_FAIL names fn, else CUDA_SUCCESS */
+static CUresult fault(const char *fn)
+{
+    const char *f = getenv("TILEC_FAKE_CUDA_FAIL");
+    size_t n = strlen(fn);
+    if (!f || strncmp(f, fn, n) != 0 || f[n] != ':')
+        return CUDA_SUCCESS;
+    return (CUresult)atoi(f + n + 1);
+}
+
+/* a failing JIT call's error log, where the options give one */
+static void jit_log(unsigned n, const CUjit_option *opt, void **val, const char *fn)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    for (unsigned i = 0; opt && val && i < n; i++) {
+        if (opt[i] == CU_JIT_ERROR_LOG_BUFFER)
+            buf = val[i];
+        else if (opt[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+            size = (size_t)(uintptr_t)val[i];
+    }
+    if (buf && size)
+        snprintf(buf, size, "fake-jit: error: %s was told to fail", fn);
+}
+
+#define FAULT(fn)                                                                                                       \
+    do {                                                                                                               \
+        CUresult r_ = fault(fn);                                                                                       \
+        if (r_ != CUDA_SUCCESS)                                                                                        \
+            return r_;                                                                                                 \
+    } while (0)
+
+CUresult cuGetErrorName(CUresult e, const char **s)
+{
+    static char buf[64];
+    switch (e) {
+    case CUDA_SUCCESS: *s = "CUDA_SUCCESS"; break;
+    case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case CUDA_ERROR_INVALID_PTX: *s = "CUDA_ERROR_INVALID_PTX"; break;
+    case CUDA_ERROR_INVALID_IMAGE: *s = "CUDA_ERROR_INVALID_IMAGE"; break;
+    case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; break;
+    default: snprintf(buf, sizeof buf, "CUDA_ERROR_%d", (int)e); *s = buf;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorString(CUresult e, const char **s)
+{
+    *s = e == CUDA_SUCCESS ? "no error" : "an error the fake driver was told to return";
+    return CUDA_SUCCESS;
+}
+
+CUresult cuInit(unsigned flags)
+{
+    (void)flags;
+    FAULT("cuInit");
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int *v)
+{
+    *v = 13000;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int *n)
+{
+    *n = 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice *d, int ordinal)
+{
+    *d = ordinal;
+    return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice d)
+{
+    (void)d;
+    snprintf(name, (size_t)len, "tilec fake driver");
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+    (void)d;
+    switch (a) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = FAKE_CUDA_SMS; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+    default: *v = 0; /* memory pools among them: tilec then stages nothing */
+    }
+    return CUDA_SUCCESS;
+}
+
+static int the_context;
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{
+    (void)d;
+    *c = (CUcontext)&the_context;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
+{
+    (void)d;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext c)
+{
+    (void)c;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext *c)
+{
+    if (c)
+        *c = (CUcontext)&the_context;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize(void)
+{
+    FAULT("cuCtxSynchronize");
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream s)
+{
+    (void)s;
+    return CUDA_SUCCESS;
+}
+
+/* a module: its functions are any name asked for */
+static int a_function;
+
+CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{
+    (void)image;
+    FAULT("cuModuleLoadData");
+    *m = malloc(1);
+    __atomic_add_fetch(&stats.modules, 1, __ATOMIC_SEQ_CST);
+    return *m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *opt, void **val)
+{
+    CUresult r = fault("cuModuleLoadDataEx");
+    if (r != CUDA_SUCCESS) {
+        jit_log(n, opt, val, "cuModuleLoadDataEx");
+        return r;
+    }
+    return cuModuleLoadData(m, image);
+}
+
+CUresult cuModuleUnload(CUmodule m)
+{
+    free(m);
+    __atomic_sub_fetch(&stats.modules, 1, __ATOMIC_SEQ_CST);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+    (void)m, (void)name;
+    *f = (CUfunction)&a_function;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{
+    (void)f, (void)a, (void)v;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int threads, size_t shared)
+{
+    (void)f, (void)threads, (void)shared;
+    *blocks = 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, CUstream s, void **params, void **extra)
+{
+    (void)f, (void)s, (void)params, (void)extra;
+    FAULT("cuLaunchKernel");
+    stats.launches++;
+    stats.grid[0] = gx, stats.grid[1] = gy, stats.grid[2] = gz;
+    stats.block[0] = bx, stats.block[1] = by, stats.block[2] = bz;
+    stats.shared = shared;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+    FAULT("cuMemAlloc");
+    void *m = malloc(n ? n : 1);
+    *p = (CUdeviceptr)(uintptr_t)m;
+    return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr p)
+{
+    free((void *)(uintptr_t)p);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
+{
+    memcpy((void *)(uintptr_t)d, s, n);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
+{
+    memcpy(d, (const void *)(uintptr_t)s, n);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
+{
+    memset((void *)(uintptr_t)d, v, n);
+    return CUDA_SUCCESS;
+}
+
+/* an event: the host clock when recorded, in ms */
+CUresult cuEventCreate(CUevent *e, unsigned flags)
+{
+    (void)flags;
+    *e = calloc(1, sizeof(double));
+    return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuEventRecord(CUevent e, CUstream s)
+{
+    (void)s;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    *(double *)e = t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuEventSynchronize(CUevent e)
+{
+    (void)e;
+    return CUDA_SUCCESS;
+}
+
+/* exported under the name tilec's loader asks dlsym for (cuda.h 13 renames
+ * it to the _v2 that takes the same arguments) */
+#undef cuEventElapsedTime
+CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
+{
+    *ms = (float)(*(double *)b - *(double *)a);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent e)
+{
+    free(e);
+    return CUDA_SUCCESS;
+}
+
+/* the linker: the "cubin" is a copy of the PTX it was given */
+typedef struct {
+    char *img;
+    size_t len;
+    unsigned n;
+    CUjit_option *opt;
+    void **val;
+} Link;
+
+CUresult cuLinkCreate_v2(unsigned n, CUjit_option *opt, void **val, CUlinkState *st)
+{
+    Link *l = calloc(1, sizeof *l);
+    if (!l)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    l->n = n, l->opt = opt, l->val = val;
+    *st = (CUlinkState)l;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void *data, size_t size, const char *name, unsigned n,
+                          CUjit_option *opt, void **val)
+{
+    (void)type, (void)name, (void)n, (void)opt, (void)val;
+    Link *l = (Link *)st;
+    CUresult r = fault("cuLinkAddData");
+    if (r != CUDA_SUCCESS) {
+        jit_log(l->n, l->opt, l->val, "cuLinkAddData");
+        return r;
+    }
+    free(l->img);
+    l->img = malloc(size);
+    if (!l->img)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(l->img, data, size);
+    l->len = size;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkComplete(CUlinkState st, void **img, size_t *len)
+{
+    Link *l = (Link *)st;
+    *img = l->img;
+    *len = l->len;
+    return l->img ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuLinkDestroy(CUlinkState st)
+{
+    Link *l = (Link *)st;
+    free(l->img);
+    free(l);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *base,
+                                const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+                                const cuuint32_t *estrides, CUtensorMapInterleave il, CUtensorMapSwizzle sw,
+                                CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob)
+{
+    (void)type, (void)rank, (void)base, (void)dims, (void)strides, (void)box, (void)estrides, (void)il, (void)sw;
+    (void)l2, (void)oob;
+    memset(map, 0, sizeof *map);
+    stats.tensor_maps++;
+    return CUDA_SUCCESS;
+}

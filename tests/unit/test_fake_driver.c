@@ -1,0 +1,207 @@
+/*
+ * The runtime on a fake driver (tests/fake_cuda: a libcuda.so.1 that CMake
+ * puts first on this test's LD_LIBRARY_PATH), so that what it does between
+ * the compiler and the driver is checked on machines without a GPU:
+ * persistent launches take as many blocks as the GPU holds, not the grid;
+ * tensor maps are encoded for the wgmma kernels; the autotuner loads its
+ * configurations from several threads and keeps only the winner loaded; a
+ * driver error reaches the log by name with the JIT's log. The kernels
+ * never run (gpu_test_* run them on a GPU).
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_cuda.h"
+#include "tilec.h"
+
+static const char *const GEMM =
+    "kernel @mm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32) warps(8) {\n"
+    "  %pm = program_id 0\n"
+    "  %pn = program_id 1\n"
+    "  %m0 = mul %pm, 128\n"
+    "  %n0 = mul %pn, 128\n"
+    "  %va = view %A [%M, %K] strides [%K, 1]\n"
+    "  %vb = view %B [%K, %N] strides [%N, 1]\n"
+    "  %vc = view %C [%M, %N] strides [%N, 1]\n"
+    "  %z = zeros : tile<128x128xf32>\n"
+    "  %acc = for %k = 0 to %K step 32 iter(%c = %z) {\n"
+    "    %a = load %va[%m0, %k] : tile<128x32xf32>\n"
+    "    %b = load %vb[%k, %n0] : tile<32x128xf32>\n"
+    "    %d = dot %a, %b, %c : tile<128x128xf32>\n"
+    "    yield %d\n"
+    "  }\n"
+    "  store %acc, %vc[%m0, %n0]\n"
+    "}\n";
+
+static char cache_dir[64];
+static tilecRuntime rt;
+static const FakeCudaStats *fake;
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* a runtime on the fake device, with a cache directory of its own and
+ * tilec's JIT through the fake linker (no ptxas: fast, and the same on
+ * every machine) */
+static void setup(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/tilec-fake-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(cache_dir));
+    setenv("TILEC_CACHE_DIR", cache_dir, 1);
+    setenv("TILEC_PTXAS", "0", 1);
+    unsetenv("TILEC_FAKE_CUDA_FAIL");
+    tilecResult r = tilecRuntimeCreate(&rt, 0);
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_msg(r == TILEC_SUCCESS, "%s: %s", tilecGetErrorString(r), log);
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    ck_assert_msg(lib != NULL, "libcuda.so.1 is not loaded");
+    FakeCudaStatsFn f = (FakeCudaStatsFn)(uintptr_t)dlsym(lib, "fake_cuda_stats");
+    ck_assert_msg(f != NULL, "the libcuda.so.1 loaded is not the fake one (LD_LIBRARY_PATH)");
+    fake = f();
+    dlclose(lib);
+}
+
+static void teardown(void)
+{
+    tilecRuntimeDestroy(&rt);
+    nftw(cache_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static tilecModule load(const char *opt)
+{
+    const char *opts[] = {"--arch=sm_90a", opt};
+    tilecModule m = NULL;
+    tilecResult r = tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", opt ? 2 : 1, opts, &m);
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_msg(r == TILEC_SUCCESS, "%s: %s", tilecGetErrorString(r), log);
+    return m;
+}
+
+/* 64 x 64 programs of a persistent GEMM launch as 132 blocks (one per
+ * multiprocessor: the fake's occupancy), with TMA maps encoded; the same
+ * kernel compiled -fno-persistent launches its grid. */
+START_TEST(persistent_launch_takes_resident_blocks)
+{
+    const char *name = "";
+    tilecRuntimeDeviceName(rt, &name);
+    ck_assert_ptr_nonnull(strstr(name, "tilec fake driver"));
+    tilecDevicePtr a, b, c;
+    ck_assert_int_eq(tilecMalloc(rt, &a, 4096), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecMalloc(rt, &b, 4096), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecMalloc(rt, &c, 4096), TILEC_SUCCESS);
+    int32_t M = 8192, N = 8192, K = 512;
+    void *args[] = {&a, &b, &c, &M, &N, &K};
+    const unsigned grid[3] = {64, 64, 1};
+    for (int persistent = 1; persistent >= 0; persistent--) {
+        tilecModule m = load(persistent ? NULL : "-fno-persistent");
+        unsigned launches = fake->launches, maps = fake->tensor_maps;
+        tilecResult r = tilecLaunch(m, "mm", grid, NULL, args);
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        ck_assert_msg(r == TILEC_SUCCESS, "%s: %s", tilecGetErrorString(r), log);
+        ck_assert_uint_eq(fake->launches, launches + 1);
+        ck_assert_uint_gt(fake->tensor_maps, maps); /* A's and B's */
+        if (persistent) {
+            ck_assert_uint_eq(fake->grid[0], FAKE_CUDA_SMS);
+            ck_assert_uint_eq(fake->grid[1], 1);
+        } else {
+            ck_assert_uint_eq(fake->grid[0], 64);
+            ck_assert_uint_eq(fake->grid[1], 64);
+        }
+        ck_assert_uint_eq(fake->block[0], 512); /* two producer and two consumer warpgroups */
+        ck_assert_uint_gt(fake->shared, 100000);
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    }
+    ck_assert_int_eq(fake->modules, 0);
+    tilecFree(rt, a);
+    tilecFree(rt, b);
+    tilecFree(rt, c);
+}
+END_TEST
+
+/* Three configurations, one that does not compile: loaded from three
+ * threads, the two good ones timed, one of them chosen and left loaded,
+ * the bad one named in the log. */
+START_TEST(autotune_loads_in_parallel)
+{
+    setenv("TILEC_TUNE_JOBS", "3", 1);
+    static const char *const persistent[] = {"--arch=sm_90a"}, *const one[] = {"--arch=sm_90a", "-fno-persistent"};
+    static const char bad[] = "kernel @mm(%A: ptr<f32>) {\n  %x = nope\n}\n";
+    tilecTuneConfig cfgs[3] = {
+        {.src = GEMM, .len = strlen(GEMM), .name = "a.tir", .nopts = 1, .opts = persistent, .grid = {8, 8, 1}},
+        {.src = GEMM, .len = strlen(GEMM), .name = "b.tir", .nopts = 2, .opts = one, .grid = {8, 8, 1}},
+        {.src = bad, .len = strlen(bad), .name = "bad.tir", .nopts = 1, .opts = persistent, .grid = {1, 1, 1}},
+    };
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+    int32_t M = 1024, N = 1024, K = 64;
+    void *args[] = {&p, &p, &p, &M, &N, &K};
+    unsigned best = 99;
+    tilecModule m = NULL;
+    tilecResult r = tilecAutotune(rt, "fake gemm", cfgs, 3, "mm", args, &best, &m);
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_msg(r == TILEC_SUCCESS, "%s: %s", tilecGetErrorString(r), log);
+    ck_assert_uint_lt(best, 2);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(fake->modules, 1); /* the loser unloaded */
+    ck_assert_msg(strstr(log, "configuration 3 skipped") && strstr(log, "bad.tir:2:"), "log: %s", log);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    ck_assert_int_eq(fake->modules, 0);
+    /* asked again: remembered, nothing timed */
+    unsigned launches = fake->launches, again = 99;
+    ck_assert_int_eq(tilecAutotune(rt, "fake gemm", cfgs, 3, "mm", args, &again, &m), TILEC_SUCCESS);
+    ck_assert_uint_eq(again, best);
+    ck_assert_uint_eq(fake->launches, launches);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    tilecFree(rt, p);
+    unsetenv("TILEC_TUNE_JOBS");
+}
+END_TEST
+
+/* A JIT failure comes back as TILEC_ERROR_JIT with the driver's error
+ * name and its JIT log; the runtime keeps working. */
+START_TEST(jit_error_is_named)
+{
+    setenv("TILEC_FAKE_CUDA_FAIL", "cuLinkAddData:218", 1); /* CUDA_ERROR_INVALID_PTX */
+    const char *opts[] = {"--arch=sm_90a"};
+    tilecModule m = NULL;
+    tilecResult r = tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 1, opts, &m);
+    unsetenv("TILEC_FAKE_CUDA_FAIL");
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_int_eq(r, TILEC_ERROR_JIT);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(log, "cuLinkAddData: CUDA_ERROR_INVALID_PTX"), "log: %s", log);
+    ck_assert_msg(strstr(log, "fake-jit: error: cuLinkAddData was told to fail"), "log: %s", log);
+    m = load(NULL);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fake_driver");
+    TCase *tc = tcase_create("fake_driver");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, persistent_launch_takes_resident_blocks);
+    tcase_add_test(tc, autotune_loads_in_parallel);
+    tcase_add_test(tc, jit_error_is_named);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
