@@ -2,7 +2,8 @@
 # `OLD=76badf0 bench/device/pack.sh`, run with carry ["carry"]: `bash bench/results/2026-12-05-v17/notrun_go1.sh`.
 # 1. Correctness of session 14's changes, never run on a GPU: checked tile stores as predicated inline
 #    st.global (edge tiles and every tile of an odd-strided C), consumers at 200 registers one program a
-#    block too; gpu_test_persistent (written in session 13, never run).
+#    block too; gpu_test_persistent (written in session 13, never run); tilecAutotune's loads from
+#    several threads (gpu_test_autotune).
 # 2. Speed, old (76badf0) against new in one call: the odd shape (its interior now takes the checked
 #    path), small K (pairs path, unchanged), 4096^3 (the epilogue's share is largest there).
 # 3. tf32-rna persistent with -fwgmma-round-b (one consumer body: 3635 PTX lines against 4539, ptxas
@@ -16,7 +17,7 @@ run() { local name=$1 lim=$2; shift 2; ( timeout $lim "$@" > $OUT/$name.log 2>&1
 run t_persistent 120 $B/bin/gpu_test_persistent
 run t_gemm 200 $B/bin/gpu_test_gemm
 TILEC_TEST_COPT=-fno-persistent run t_gemm_n 200 $B/bin/gpu_test_gemm
-for t in ops preround; do run t_$t 120 $B/bin/gpu_test_$t; done
+for t in ops preround autotune faults; do run t_$t 120 $B/bin/gpu_test_$t; done
 TILEC_GPU_QUICK=1 TILEC_PERSIST_BLOCKS=3 run memcheck 150 compute-sanitizer --tool memcheck $B/bin/gpu_test_gemm
 bb() { timeout 100 "$@" --no-cublas --archs=sm_90a --target-ms=40 --warmup-ms=100 --compile-runs=3 \
   --shapes=8191x8193x8190,4096x4096x64,4096 --modes=tf32-rna,tf32-rne,ieee --cfg=128x256x32w8g8,128x128x32w8g8 2>&1 | grep -E '^[0-9]+x|rror|^process'; }
