@@ -7,10 +7,11 @@
  * multiprocessors: memory is host memory, modules are counted, launches are
  * recorded and do not run, events read the host clock.
  *
- * Faults on demand: TILEC_FAKE_CUDA_FAIL=NAME:CODE makes entry point NAME
- * (e.g. cuModuleLoadData) return CUresult CODE; a failing JIT entry point
- * writes "fake-jit: error: ..." into the caller's JIT error log. The test
- * reads what happened through fake_cuda_stats().
+ * Faults on demand: fake_cuda_fail(NAME, CODE, TIMES) makes entry point
+ * NAME (e.g. "cuModuleLoadData") return CUresult CODE the next TIMES calls
+ * (-1: every call); a failing JIT entry point writes "fake-jit: error: ..."
+ * into the caller's JIT error log. The test reads what happened through
+ * fake_cuda_stats(); it finds both with dlsym.
  */
 #include <cuda.h>
 #include <stdio.h>
@@ -24,14 +25,25 @@ static FakeCudaStats stats;
 
 const FakeCudaStats *fake_cuda_stats(void) { return &stats; }
 
-/* CODE where TILEC_FAKE_CUDA_FAIL names fn, else CUDA_SUCCESS */
+/* fake_cuda_fail's order: which entry point fails, how, how many times more */
+static char fail_name[64];
+static int fail_code, fail_times;
+
+void fake_cuda_fail(const char *name, int code, int times)
+{
+    snprintf(fail_name, sizeof fail_name, "%s", name ? name : "");
+    fail_code = code;
+    fail_times = times;
+}
+
+/* the ordered error where fn is the entry point told to fail, else CUDA_SUCCESS */
 static CUresult fault(const char *fn)
 {
-    const char *f = getenv("TILEC_FAKE_CUDA_FAIL");
-    size_t n = strlen(fn);
-    if (!f || strncmp(f, fn, n) != 0 || f[n] != ':')
+    if (!fail_times || strcmp(fn, fail_name) != 0)
         return CUDA_SUCCESS;
-    return (CUresult)atoi(f + n + 1);
+    if (fail_times > 0)
+        fail_times--;
+    return (CUresult)fail_code;
 }
 
 /* a failing JIT call's error log, where the options give one */
@@ -164,13 +176,20 @@ CUresult cuStreamSynchronize(CUstream s)
 /* a module: its functions are any name asked for */
 static int a_function;
 
+static CUresult new_module(CUmodule *m)
+{
+    *m = malloc(1);
+    if (!*m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    __atomic_add_fetch(&stats.modules, 1, __ATOMIC_SEQ_CST);
+    return CUDA_SUCCESS;
+}
+
 CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
     (void)image;
     FAULT("cuModuleLoadData");
-    *m = malloc(1);
-    __atomic_add_fetch(&stats.modules, 1, __ATOMIC_SEQ_CST);
-    return *m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    return new_module(m);
 }
 
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *opt, void **val)
@@ -180,7 +199,8 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_op
         jit_log(n, opt, val, "cuModuleLoadDataEx");
         return r;
     }
-    return cuModuleLoadData(m, image);
+    (void)image;
+    return new_module(m);
 }
 
 CUresult cuModuleUnload(CUmodule m)
@@ -224,7 +244,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
-    FAULT("cuMemAlloc");
+    FAULT("cuMemAlloc_v2");
     void *m = malloc(n ? n : 1);
     *p = (CUdeviceptr)(uintptr_t)m;
     return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -316,9 +336,9 @@ CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void *data, size_
 {
     (void)type, (void)name, (void)n, (void)opt, (void)val;
     Link *l = (Link *)st;
-    CUresult r = fault("cuLinkAddData");
+    CUresult r = fault("cuLinkAddData_v2");
     if (r != CUDA_SUCCESS) {
-        jit_log(l->n, l->opt, l->val, "cuLinkAddData");
+        jit_log(l->n, l->opt, l->val, "cuLinkAddData_v2");
         return r;
     }
     free(l->img);

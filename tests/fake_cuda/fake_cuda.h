@@ -1,5 +1,6 @@
-/* What the fake driver (fake_cuda.c) saw; a test finds fake_cuda_stats with
- * dlsym in the libcuda.so.1 that tilec loaded. */
+/* What the fake driver (fake_cuda.c) saw, and the faults it is told to
+ * return; a test finds both functions with dlsym in the libcuda.so.1 that
+ * tilec loaded. */
 #ifndef TILEC_FAKE_CUDA_H
 #define TILEC_FAKE_CUDA_H
 
@@ -14,5 +15,8 @@ typedef struct {
 
 typedef const FakeCudaStats *(*FakeCudaStatsFn)(void);
 const FakeCudaStats *fake_cuda_stats(void);
+/* entry point `name` returns CUresult `code` the next `times` calls (-1: all) */
+typedef void (*FakeCudaFailFn)(const char *name, int code, int times);
+void fake_cuda_fail(const char *name, int code, int times);
 
 #endif

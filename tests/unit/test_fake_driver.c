@@ -4,9 +4,10 @@
  * the compiler and the driver is checked on machines without a GPU:
  * persistent launches take as many blocks as the GPU holds, not the grid;
  * tensor maps are encoded for the wgmma kernels; the autotuner loads its
- * configurations from several threads and keeps only the winner loaded; a
- * driver error reaches the log by name with the JIT's log. The kernels
- * never run (gpu_test_* run them on a GPU).
+ * configurations from several threads and keeps only the winner loaded;
+ * driver errors (JIT, launch, memory) reach the log by name, with the JIT's
+ * log; a cache entry the driver refuses is built again. The kernels never
+ * run (gpu_test_* run them on a GPU).
  */
 #include <check.h>
 #include <dlfcn.h>
@@ -41,6 +42,7 @@ static const char *const GEMM =
 static char cache_dir[64];
 static tilecRuntime rt;
 static const FakeCudaStats *fake;
+static FakeCudaFailFn inject; /* fake_cuda_fail */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -57,7 +59,6 @@ static void setup(void)
     ck_assert_ptr_nonnull(mkdtemp(cache_dir));
     setenv("TILEC_CACHE_DIR", cache_dir, 1);
     setenv("TILEC_PTXAS", "0", 1);
-    unsetenv("TILEC_FAKE_CUDA_FAIL");
     tilecResult r = tilecRuntimeCreate(&rt, 0);
     const char *log = "";
     tilecRuntimeGetLog(rt, &log);
@@ -67,6 +68,9 @@ static void setup(void)
     FakeCudaStatsFn f = (FakeCudaStatsFn)(uintptr_t)dlsym(lib, "fake_cuda_stats");
     ck_assert_msg(f != NULL, "the libcuda.so.1 loaded is not the fake one (LD_LIBRARY_PATH)");
     fake = f();
+    inject = (FakeCudaFailFn)(uintptr_t)dlsym(lib, "fake_cuda_fail");
+    ck_assert_ptr_nonnull(inject);
+    inject("", 0, 0);
     dlclose(lib);
 }
 
@@ -173,19 +177,66 @@ END_TEST
  * name and its JIT log; the runtime keeps working. */
 START_TEST(jit_error_is_named)
 {
-    setenv("TILEC_FAKE_CUDA_FAIL", "cuLinkAddData:218", 1); /* CUDA_ERROR_INVALID_PTX */
+    inject("cuLinkAddData_v2", 218, 1); /* CUDA_ERROR_INVALID_PTX */
     const char *opts[] = {"--arch=sm_90a"};
     tilecModule m = NULL;
     tilecResult r = tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 1, opts, &m);
-    unsetenv("TILEC_FAKE_CUDA_FAIL");
     const char *log = "";
     tilecRuntimeGetLog(rt, &log);
     ck_assert_int_eq(r, TILEC_ERROR_JIT);
     ck_assert_ptr_null(m);
     ck_assert_msg(strstr(log, "cuLinkAddData: CUDA_ERROR_INVALID_PTX"), "log: %s", log);
-    ck_assert_msg(strstr(log, "fake-jit: error: cuLinkAddData was told to fail"), "log: %s", log);
+    ck_assert_msg(strstr(log, "fake-jit: error: cuLinkAddData_v2 was told to fail"), "log: %s", log);
     m = load(NULL);
     ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+}
+END_TEST
+
+/* A failed launch is TILEC_ERROR_LAUNCH with the driver's error by name;
+ * device memory running out is named with the size asked for. */
+START_TEST(launch_and_memory_errors_are_named)
+{
+    tilecModule m = load(NULL);
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+    int32_t M = 256, N = 256, K = 64;
+    void *args[] = {&p, &p, &p, &M, &N, &K};
+    const unsigned grid[3] = {2, 2, 1};
+    inject("cuLaunchKernel", 719, 1); /* CUDA_ERROR_LAUNCH_FAILED */
+    const char *log = "";
+    ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, args), TILEC_ERROR_LAUNCH);
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_msg(strstr(log, "cuLaunchKernel: CUDA_ERROR_LAUNCH_FAILED"), "log: %s", log);
+    ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, args), TILEC_SUCCESS);
+    tilecDevicePtr q;
+    inject("cuMemAlloc_v2", 2, 1); /* CUDA_ERROR_OUT_OF_MEMORY */
+    tilecResult r = tilecMalloc(rt, &q, (size_t)1 << 40);
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_int_ne(r, TILEC_SUCCESS);
+    ck_assert_msg(strstr(log, "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY") && strstr(log, "1099511627776 bytes"), "log: %s",
+                  log);
+    ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+}
+END_TEST
+
+/* A cache entry on disk that the driver refuses (a new driver, a damaged
+ * cubin) is dropped and built again, with a note; the load succeeds. */
+START_TEST(refused_cache_entry_is_rebuilt)
+{
+    tilecModule m = load(NULL);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    tilecRuntimeDestroy(&rt); /* a new runtime: the entry comes from disk */
+    ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
+    inject("cuModuleLoadData", 200, 1); /* CUDA_ERROR_INVALID_IMAGE, once */
+    m = load(NULL);
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_msg(strstr(log, "the driver refused a cached entry; rebuilding it") &&
+                      strstr(log, "CUDA_ERROR_INVALID_IMAGE"),
+                  "log: %s", log);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    ck_assert_int_eq(fake->modules, 0);
 }
 END_TEST
 
@@ -198,6 +249,8 @@ int main(void)
     tcase_add_test(tc, persistent_launch_takes_resident_blocks);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, jit_error_is_named);
+    tcase_add_test(tc, launch_and_memory_errors_are_named);
+    tcase_add_test(tc, refused_cache_entry_is_rebuilt);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
