@@ -4,8 +4,9 @@
  * entry points runtime/cuda_api.c resolves by name (no cuGetProcAddress, so
  * the loader takes its dlsym path), with the prototypes of cuda.h, and
  * behaves like one device of compute capability 9.0 with 132
- * multiprocessors: memory is host memory, modules are counted, launches are
- * recorded and do not run, events read the host clock.
+ * multiprocessors: memory (also from its one memory pool) is host memory,
+ * modules are counted, launches are recorded (the kernel's name) and do not
+ * run, events read the host clock.
  *
  * Faults on demand: fake_cuda_fail(NAME, CODE, TIMES) makes entry point
  * NAME (e.g. "cuModuleLoadData") return CUresult CODE the next TIMES calls
@@ -14,6 +15,7 @@
  * fake_cuda_stats(); it finds both with dlsym.
  */
 #include <cuda.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +130,8 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = FAKE_CUDA_SMS; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
-    default: *v = 0; /* memory pools among them: tilec then stages nothing */
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; break;
+    default: *v = 0;
     }
     return CUDA_SUCCESS;
 }
@@ -173,8 +176,11 @@ CUresult cuStreamSynchronize(CUstream s)
     return CUDA_SUCCESS;
 }
 
-/* a module: its functions are any name asked for */
-static int a_function;
+/* a module has a function of every name asked for; a function is its
+ * name, interned (launches record it) */
+enum { MAX_FUNCTIONS = 64 };
+static char functions[MAX_FUNCTIONS][64];
+static unsigned nfunctions;
 
 static CUresult new_module(CUmodule *m)
 {
@@ -212,8 +218,18 @@ CUresult cuModuleUnload(CUmodule m)
 
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    (void)m, (void)name;
-    *f = (CUfunction)&a_function;
+    (void)m;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&mu);
+    unsigned i = 0;
+    while (i < nfunctions && strcmp(functions[i], name) != 0)
+        i++;
+    if (i == nfunctions && nfunctions < MAX_FUNCTIONS)
+        snprintf(functions[nfunctions++], sizeof functions[0], "%s", name);
+    pthread_mutex_unlock(&mu);
+    if (i == MAX_FUNCTIONS)
+        return CUDA_ERROR_NOT_FOUND;
+    *f = (CUfunction)functions[i];
     return CUDA_SUCCESS;
 }
 
@@ -233,8 +249,9 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream s, void **params, void **extra)
 {
-    (void)f, (void)s, (void)params, (void)extra;
+    (void)s, (void)params, (void)extra;
     FAULT("cuLaunchKernel");
+    snprintf(stats.kernels[stats.launches % FAKE_CUDA_KEPT], sizeof stats.kernels[0], "%s", (const char *)f);
     stats.launches++;
     stats.grid[0] = gx, stats.grid[1] = gy, stats.grid[2] = gz;
     stats.block[0] = bx, stats.block[1] = by, stats.block[2] = bz;
@@ -242,10 +259,17 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     return CUDA_SUCCESS;
 }
 
+/* device memory starts on 256 bytes, as the driver's does; the device
+ * has FAKE_CUDA_MEMORY bytes (NULL: more than that) */
+static void *device_alloc(size_t n)
+{
+    return n > FAKE_CUDA_MEMORY ? NULL : aligned_alloc(256, (n + 255) / 256 * 256 + (n ? 0 : 256));
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
     FAULT("cuMemAlloc_v2");
-    void *m = malloc(n ? n : 1);
+    void *m = device_alloc(n);
     *p = (CUdeviceptr)(uintptr_t)m;
     return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -271,6 +295,52 @@ CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
 {
     memset((void *)(uintptr_t)d, v, n);
+    return CUDA_SUCCESS;
+}
+
+/* stream-ordered memory: host memory, freed at once */
+static int the_pool;
+
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+    (void)props;
+    *pool = (CUmemoryPool)&the_pool;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+    (void)pool;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void *v)
+{
+    (void)pool, (void)a, (void)v;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
+{
+    (void)pool, (void)keep;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
+{
+    (void)pool, (void)s;
+    FAULT("cuMemAllocFromPoolAsync");
+    void *m = device_alloc(n);
+    *p = (CUdeviceptr)(uintptr_t)m;
+    if (m)
+        stats.pool_allocs++;
+    return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
+{
+    (void)s;
+    free((void *)(uintptr_t)p);
     return CUDA_SUCCESS;
 }
 

@@ -4,13 +4,16 @@
 #ifndef TILEC_FAKE_CUDA_H
 #define TILEC_FAKE_CUDA_H
 
-enum { FAKE_CUDA_SMS = 132 };
+enum { FAKE_CUDA_SMS = 132, FAKE_CUDA_KEPT = 8 };
+#define FAKE_CUDA_MEMORY ((size_t)1 << 32) /* bytes of device memory */
 
 typedef struct {
     int modules;          /* loaded now */
     unsigned launches;    /* so far */
+    char kernels[FAKE_CUDA_KEPT][64]; /* launch i's kernel at [i % FAKE_CUDA_KEPT] */
     unsigned grid[3], block[3], shared; /* of the last launch */
     unsigned tensor_maps; /* encoded so far */
+    unsigned pool_allocs; /* stream-ordered allocations so far */
 } FakeCudaStats;
 
 typedef const FakeCudaStats *(*FakeCudaStatsFn)(void);

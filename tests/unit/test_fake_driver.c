@@ -3,7 +3,8 @@
  * puts first on this test's LD_LIBRARY_PATH), so that what it does between
  * the compiler and the driver is checked on machines without a GPU:
  * persistent launches take as many blocks as the GPU holds, not the grid;
- * tensor maps are encoded for the wgmma kernels; the autotuner loads its
+ * tensor maps are encoded for the wgmma kernels; views are copied (rounded
+ * for tf32-rna, aligned for odd strides) before the kernels that want it; the autotuner loads its
  * configurations from several threads and keeps only the winner loaded;
  * driver errors (JIT, launch, memory) reach the log by name, with the JIT's
  * log; a cache entry the driver refuses is built again. The kernels never
@@ -21,14 +22,15 @@
 #include "tilec.h"
 
 static const char *const GEMM =
-    "kernel @mm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32) warps(8) {\n"
+    "kernel @mm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32,\n"
+    "           %lda: i32, %ldb: i32, %ldc: i32) warps(8) {\n"
     "  %pm = program_id 0\n"
     "  %pn = program_id 1\n"
     "  %m0 = mul %pm, 128\n"
     "  %n0 = mul %pn, 128\n"
-    "  %va = view %A [%M, %K] strides [%K, 1]\n"
-    "  %vb = view %B [%K, %N] strides [%N, 1]\n"
-    "  %vc = view %C [%M, %N] strides [%N, 1]\n"
+    "  %va = view %A [%M, %K] strides [%lda, 1]\n"
+    "  %vb = view %B [%K, %N] strides [%ldb, 1]\n"
+    "  %vc = view %C [%M, %N] strides [%ldc, 1]\n"
     "  %z = zeros : tile<128x128xf32>\n"
     "  %acc = for %k = 0 to %K step 32 iter(%c = %z) {\n"
     "    %a = load %va[%m0, %k] : tile<128x32xf32>\n"
@@ -74,9 +76,11 @@ static void setup(void)
     dlclose(lib);
 }
 
+/* the runtime unloads its own module (the copy kernels) with it */
 static void teardown(void)
 {
     tilecRuntimeDestroy(&rt);
+    ck_assert_int_eq(fake->modules, 0);
     nftw(cache_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -104,7 +108,7 @@ START_TEST(persistent_launch_takes_resident_blocks)
     ck_assert_int_eq(tilecMalloc(rt, &b, 4096), TILEC_SUCCESS);
     ck_assert_int_eq(tilecMalloc(rt, &c, 4096), TILEC_SUCCESS);
     int32_t M = 8192, N = 8192, K = 512;
-    void *args[] = {&a, &b, &c, &M, &N, &K};
+    void *args[] = {&a, &b, &c, &M, &N, &K, &K, &N, &N};
     const unsigned grid[3] = {64, 64, 1};
     for (int persistent = 1; persistent >= 0; persistent--) {
         tilecModule m = load(persistent ? NULL : "-fno-persistent");
@@ -126,10 +130,66 @@ START_TEST(persistent_launch_takes_resident_blocks)
         ck_assert_uint_gt(fake->shared, 100000);
         ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
     }
-    ck_assert_int_eq(fake->modules, 0);
+    ck_assert_int_eq(fake->modules, 1); /* the runtime's copy kernels (runtime/stage.h), loaded by a launch */
     tilecFree(rt, a);
     tilecFree(rt, b);
     tilecFree(rt, c);
+}
+END_TEST
+
+/* The kernels launched last, oldest first, as "a b c". */
+static void last_kernels(unsigned n, char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (unsigned i = fake->launches - n; i < fake->launches; i++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i + n == fake->launches ? "" : " ",
+                 fake->kernels[i % FAKE_CUDA_KEPT]);
+}
+
+/* What tilecLaunch does before a GEMM (runtime/stage.h): a tf32-rna GEMM
+ * whose views are each read by 32 programs, K >= 1024, has both copied
+ * rounded first (not with TILEC_PREROUND=0, read when a runtime is made);
+ * a tf32-rne GEMM whose A rows are off 16 bytes (K = 4095) has A copied as
+ * it is, B left alone. */
+START_TEST(launch_copies_views_first)
+{
+    static const struct {
+        const char *precision, *preround;
+        int32_t k;
+        unsigned launches;
+        const char *kernels;
+    } cases[] = {
+        {"--precision=tf32-rna", NULL, 4096, 3, "tilec_stage_b32_rna tilec_stage_b32_rna mm"},
+        {"--precision=tf32-rna", "0", 4096, 1, "mm"},
+        {"--precision=tf32-rne", NULL, 4095, 2, "tilec_stage_b32 mm"},
+        {"--precision=tf32-rne", NULL, 4096, 1, "mm"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tilecRuntimeDestroy(&rt);
+        if (cases[i].preround)
+            setenv("TILEC_PREROUND", cases[i].preround, 1);
+        ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
+        unsetenv("TILEC_PREROUND");
+        tilecDevicePtr p;
+        ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+        const char *opts[] = {"--arch=sm_90a", cases[i].precision};
+        tilecModule m = NULL;
+        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 2, opts, &m), TILEC_SUCCESS);
+        int32_t M = 4096, N = 4096, K = cases[i].k;
+        void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+        const unsigned grid[3] = {32, 32, 1};
+        unsigned before = fake->launches;
+        tilecResult r = tilecLaunch(m, "mm", grid, NULL, args);
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        ck_assert_msg(r == TILEC_SUCCESS, "case %zu: %s", i, log);
+        char got[256];
+        last_kernels(fake->launches - before, got, sizeof got);
+        ck_assert_msg(fake->launches - before == cases[i].launches && !strcmp(got, cases[i].kernels),
+                      "case %zu: launched '%s', expected '%s'; log: %s", i, got, cases[i].kernels, log);
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+        ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+    }
 }
 END_TEST
 
@@ -149,7 +209,7 @@ START_TEST(autotune_loads_in_parallel)
     tilecDevicePtr p;
     ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
     int32_t M = 1024, N = 1024, K = 64;
-    void *args[] = {&p, &p, &p, &M, &N, &K};
+    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
     unsigned best = 99;
     tilecModule m = NULL;
     tilecResult r = tilecAutotune(rt, "fake gemm", cfgs, 3, "mm", args, &best, &m);
@@ -158,10 +218,10 @@ START_TEST(autotune_loads_in_parallel)
     ck_assert_msg(r == TILEC_SUCCESS, "%s: %s", tilecGetErrorString(r), log);
     ck_assert_uint_lt(best, 2);
     ck_assert_ptr_nonnull(m);
-    ck_assert_int_eq(fake->modules, 1); /* the loser unloaded */
+    ck_assert_int_eq(fake->modules, 2); /* the winner and the runtime's copy kernels: the loser unloaded */
     ck_assert_msg(strstr(log, "configuration 3 skipped") && strstr(log, "bad.tir:2:"), "log: %s", log);
     ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
-    ck_assert_int_eq(fake->modules, 0);
+    ck_assert_int_eq(fake->modules, 1);
     /* asked again: remembered, nothing timed */
     unsigned launches = fake->launches, again = 99;
     ck_assert_int_eq(tilecAutotune(rt, "fake gemm", cfgs, 3, "mm", args, &again, &m), TILEC_SUCCESS);
@@ -200,7 +260,7 @@ START_TEST(launch_and_memory_errors_are_named)
     tilecDevicePtr p;
     ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
     int32_t M = 256, N = 256, K = 64;
-    void *args[] = {&p, &p, &p, &M, &N, &K};
+    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
     const unsigned grid[3] = {2, 2, 1};
     inject("cuLaunchKernel", 719, 1); /* CUDA_ERROR_LAUNCH_FAILED */
     const char *log = "";
@@ -209,8 +269,7 @@ START_TEST(launch_and_memory_errors_are_named)
     ck_assert_msg(strstr(log, "cuLaunchKernel: CUDA_ERROR_LAUNCH_FAILED"), "log: %s", log);
     ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, args), TILEC_SUCCESS);
     tilecDevicePtr q;
-    inject("cuMemAlloc_v2", 2, 1); /* CUDA_ERROR_OUT_OF_MEMORY */
-    tilecResult r = tilecMalloc(rt, &q, (size_t)1 << 40);
+    tilecResult r = tilecMalloc(rt, &q, (size_t)1 << 40); /* the fake device has 4 GB */
     tilecRuntimeGetLog(rt, &log);
     ck_assert_int_ne(r, TILEC_SUCCESS);
     ck_assert_msg(strstr(log, "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY") && strstr(log, "1099511627776 bytes"), "log: %s",
@@ -236,7 +295,6 @@ START_TEST(refused_cache_entry_is_rebuilt)
                       strstr(log, "CUDA_ERROR_INVALID_IMAGE"),
                   "log: %s", log);
     ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
-    ck_assert_int_eq(fake->modules, 0);
 }
 END_TEST
 
@@ -247,6 +305,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, persistent_launch_takes_resident_blocks);
+    tcase_add_test(tc, launch_copies_views_first);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, jit_error_is_named);
     tcase_add_test(tc, launch_and_memory_errors_are_named);
