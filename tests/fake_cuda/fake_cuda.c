@@ -24,6 +24,7 @@
 #include "fake_cuda.h"
 
 static FakeCudaStats stats;
+static pthread_mutex_t stats_mu = PTHREAD_MUTEX_INITIALIZER; /* launches may come from several threads */
 
 const FakeCudaStats *fake_cuda_stats(void) { return &stats; }
 
@@ -251,11 +252,13 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
 {
     (void)s, (void)params, (void)extra;
     FAULT("cuLaunchKernel");
+    pthread_mutex_lock(&stats_mu);
     snprintf(stats.kernels[stats.launches % FAKE_CUDA_KEPT], sizeof stats.kernels[0], "%s", (const char *)f);
     stats.launches++;
     stats.grid[0] = gx, stats.grid[1] = gy, stats.grid[2] = gz;
     stats.block[0] = bx, stats.block[1] = by, stats.block[2] = bz;
     stats.shared = shared;
+    pthread_mutex_unlock(&stats_mu);
     return CUDA_SUCCESS;
 }
 
@@ -333,7 +336,7 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CU
     void *m = device_alloc(n);
     *p = (CUdeviceptr)(uintptr_t)m;
     if (m)
-        stats.pool_allocs++;
+        __atomic_add_fetch(&stats.pool_allocs, 1, __ATOMIC_SEQ_CST);
     return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
@@ -444,6 +447,6 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuui
     (void)type, (void)rank, (void)base, (void)dims, (void)strides, (void)box, (void)estrides, (void)il, (void)sw;
     (void)l2, (void)oob;
     memset(map, 0, sizeof *map);
-    stats.tensor_maps++;
+    __atomic_add_fetch(&stats.tensor_maps, 1, __ATOMIC_SEQ_CST);
     return CUDA_SUCCESS;
 }

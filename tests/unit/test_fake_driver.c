@@ -6,13 +6,15 @@
  * tensor maps are encoded for the wgmma kernels; views are copied (rounded
  * for tf32-rna, aligned for odd strides) before the kernels that want it; the autotuner loads its
  * configurations from several threads and keeps only the winner loaded;
- * driver errors (JIT, launch, memory) reach the log by name, with the JIT's
- * log; a cache entry the driver refuses is built again. The kernels never
+ * one runtime serves several threads at once; driver errors (JIT, launch,
+ * memory) reach the log by name, with the JIT's log; a cache entry the
+ * driver refuses is built again. The kernels never
  * run (gpu_test_* run them on a GPU).
  */
 #include <check.h>
 #include <dlfcn.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +235,55 @@ START_TEST(autotune_loads_in_parallel)
 }
 END_TEST
 
+/* One runtime shared by threads (tilec.h allows it): each loads its own
+ * module (two of them the same, from the cache), launches it and unloads
+ * it, at once; every call succeeds and nothing stays loaded but the
+ * runtime's copy kernels. Run by hand under ThreadSanitizer too. */
+typedef struct {
+    const char *opt;
+    tilecResult r;
+} Sharer;
+
+static void *share(void *arg)
+{
+    Sharer *w = arg;
+    const char *opts[] = {"--arch=sm_90a", w->opt};
+    tilecModule m = NULL;
+    w->r = tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 2, opts, &m);
+    tilecDevicePtr p = 0;
+    if (w->r == TILEC_SUCCESS)
+        w->r = tilecMalloc(rt, &p, 4096);
+    int32_t M = 512, N = 512, K = 128;
+    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+    const unsigned grid[3] = {4, 4, 1};
+    for (int i = 0; i < 20 && w->r == TILEC_SUCCESS; i++)
+        w->r = tilecLaunch(m, "mm", grid, NULL, args);
+    if (w->r == TILEC_SUCCESS)
+        w->r = tilecSynchronize(rt);
+    if (p)
+        tilecFree(rt, p);
+    if (m)
+        tilecModuleUnload(&m);
+    return NULL;
+}
+
+START_TEST(runtime_shared_by_threads)
+{
+    Sharer w[4] = {{.opt = "--precision=tf32-rna"}, {.opt = "--precision=tf32-rne"}, {.opt = "--precision=tf32-rna"},
+                   {.opt = "-fno-persistent"}};
+    pthread_t t[4];
+    unsigned before = fake->launches;
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, share, &w[i]), 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert_msg(w[i].r == TILEC_SUCCESS, "thread %d: %s", i, tilecGetErrorString(w[i].r));
+    ck_assert_uint_eq(fake->launches - before, 80);
+    ck_assert_int_le(fake->modules, 1);
+}
+END_TEST
+
 /* A JIT failure comes back as TILEC_ERROR_JIT with the driver's error
  * name and its JIT log; the runtime keeps working. */
 START_TEST(jit_error_is_named)
@@ -307,6 +358,7 @@ int main(void)
     tcase_add_test(tc, persistent_launch_takes_resident_blocks);
     tcase_add_test(tc, launch_copies_views_first);
     tcase_add_test(tc, autotune_loads_in_parallel);
+    tcase_add_test(tc, runtime_shared_by_threads);
     tcase_add_test(tc, jit_error_is_named);
     tcase_add_test(tc, launch_and_memory_errors_are_named);
     tcase_add_test(tc, refused_cache_entry_is_rebuilt);
