@@ -13,6 +13,7 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <stdint.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -284,6 +285,40 @@ START_TEST(runtime_shared_by_threads)
 }
 END_TEST
 
+/* Whatever scalars and pointers a caller passes (negative or huge extents,
+ * zero or short row strides, a null or misaligned base), a launch of the
+ * GEMM returns, with success or an error, and the host side of it (tensor
+ * maps, staging and pre-rounding plans, the persistent grid) neither
+ * crashes nor reads out of bounds (ASan in CI); the kernels never run. */
+START_TEST(hostile_launch_arguments)
+{
+    tilecModule m = load(NULL);
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 1 << 16), TILEC_SUCCESS);
+    static const int32_t ext[] = {-5, 0, 1, 7, 4096, INT32_MAX};
+    const tilecDevicePtr bases[] = {0, p, p + 4};
+    const unsigned grids[][3] = {{1, 1, 1}, {64, 64, 1}, {65535, 65535, 1}};
+    unsigned launched = 0, refused = 0;
+    for (size_t e = 0; e < 6 * 6 * 6; e++)
+        for (size_t l = 0; l < 4; l++)
+            for (size_t b = 0; b < 3; b++) {
+                int32_t M = ext[e % 6], N = ext[e / 6 % 6], K = ext[e / 36];
+                int32_t lda = l == 0 ? 0 : l == 1 ? K : l == 2 ? (K < INT32_MAX ? K + 1 : K) : INT32_MAX, ldb = l == 0 ? 1 : N, ldc = N;
+                tilecDevicePtr a = bases[b], bb = bases[(b + 1) % 3], c = bases[(b + 2) % 3];
+                void *args[] = {&a, &bb, &c, &M, &N, &K, &lda, &ldb, &ldc};
+                tilecResult r = tilecLaunch(m, "mm", grids[(e + l + b) % 3], NULL, args);
+                if (r == TILEC_SUCCESS)
+                    launched++;
+                else
+                    refused++;
+            }
+    ck_assert_uint_eq(launched + refused, 6 * 6 * 6 * 4 * 3);
+    ck_assert_uint_gt(launched, 0);
+    ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+}
+END_TEST
+
 /* A JIT failure comes back as TILEC_ERROR_JIT with the driver's error
  * name and its JIT log; the runtime keeps working. */
 START_TEST(jit_error_is_named)
@@ -359,6 +394,7 @@ int main(void)
     tcase_add_test(tc, launch_copies_views_first);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, runtime_shared_by_threads);
+    tcase_add_test(tc, hostile_launch_arguments);
     tcase_add_test(tc, jit_error_is_named);
     tcase_add_test(tc, launch_and_memory_errors_are_named);
     tcase_add_test(tc, refused_cache_entry_is_rebuilt);
