@@ -299,6 +299,8 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
         if (l.rcs[c] != TILEC_SUCCESS) {
             sb_printf(&why, "%s (%s)", tilecGetErrorString(l.rcs[c]), l.whys[c].data ? l.whys[c].data : "");
         } else {
+            if (l.whys[c].len) /* a load's notes (the cache's), as tilecModuleLoadSource leaves them */
+                sb_putn(&msg, l.whys[c].data, l.whys[c].len);
             ms = time_config(rt, m, kernel, &cfgs[c], args, ev, &why);
             if (ms < 0 && (dead = tilecSynchronize(rt)) == TILEC_SUCCESS)
                 passing = 1;
