@@ -384,6 +384,34 @@ START_TEST(refused_cache_entry_is_rebuilt)
 }
 END_TEST
 
+/* A driver that reports no GPU: the runtime handle holds the reason
+ * (its own process: the driver is initialized once per process). */
+START_TEST(no_device)
+{
+    const char *fork = getenv("CK_FORK");
+    if (fork && !strcmp(fork, "no"))
+        return; /* the driver was initialized by an earlier test in this process */
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    ck_assert_ptr_nonnull(lib);
+    FakeCudaFailFn order = (FakeCudaFailFn)(uintptr_t)dlsym(lib, "fake_cuda_fail");
+    ck_assert_ptr_nonnull(order);
+    order("cuInit", 100, -1); /* CUDA_ERROR_NO_DEVICE */
+    tilecRuntime r = NULL;
+    tilecResult t = tilecRuntimeCreate(&r, 0);
+    const char *log = "";
+    tilecRuntimeGetLog(r, &log);
+    ck_assert_msg(t == TILEC_ERROR_NO_DEVICE, "%s: %s", tilecGetErrorString(t), log);
+    ck_assert_msg(strstr(log, "cuInit: CUDA_ERROR_NO_DEVICE") &&
+                      strstr(log, "the NVIDIA driver is installed but reports no usable GPU"),
+                  "log: %s", log);
+    tilecModule m = NULL;
+    ck_assert_int_eq(tilecModuleLoadSource(r, GEMM, strlen(GEMM), "gemm.tir", 0, NULL, &m), TILEC_ERROR_NO_DEVICE);
+    ck_assert_int_eq(tilecRuntimeDestroy(&r), TILEC_SUCCESS);
+    order("", 0, 0);
+    dlclose(lib);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fake_driver");
@@ -399,6 +427,9 @@ int main(void)
     tcase_add_test(tc, launch_and_memory_errors_are_named);
     tcase_add_test(tc, refused_cache_entry_is_rebuilt);
     suite_add_tcase(s, tc);
+    TCase *alone = tcase_create("fresh_process");
+    tcase_add_test(alone, no_device);
+    suite_add_tcase(s, alone);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
