@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/autotune.h"
@@ -105,6 +106,21 @@ int tc_tune_record_write(TcCache *cache, const uint8_t key[32], unsigned best)
     return tc_cache_write_file(cache, path, text, (size_t)n) ? -1 : 0;
 }
 
+/* One line of TILEC_TUNE_VERBOSE progress, written at once (the loading
+ * threads write theirs too). */
+static void progress(const char *key, unsigned c, unsigned n, const tilecTuneConfig *cfg, const char *what)
+{
+    StrBuf b;
+    sb_init(&b);
+    sb_printf(&b, "tilec autotune [%s] %u/%u %s", key, c + 1, n, cfg->name ? cfg->name : "");
+    for (int o = 0; o < cfg->nopts; o++)
+        sb_printf(&b, " %s", cfg->opts[o]);
+    sb_printf(&b, ": %s\n", what);
+    if (b.data)
+        fputs(b.data, stderr);
+    sb_free(&b);
+}
+
 /* Every configuration compiled and loaded before any is timed, from up to
  * one thread per CPU (at most MAX_LOAD_THREADS, or TILEC_TUNE_JOBS): each
  * load is a compile and a ptxas run (a process of its own, or the
@@ -113,6 +129,8 @@ int tc_tune_record_write(TcCache *cache, const uint8_t key[32], unsigned best)
 typedef struct {
     tilecRuntime rt;
     const tilecTuneConfig *cfgs;
+    const char *key; /* for progress lines, where verbose */
+    int verbose;
     unsigned n, next;
     pthread_mutex_t mu;
     tilecModule *mods;
@@ -130,7 +148,16 @@ static void *load_worker(void *arg)
         if (c >= l->n)
             return NULL;
         const tilecTuneConfig *g = &l->cfgs[c];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         l->rcs[c] = tc_module_load_source(l->rt, g->src, g->len, g->name, g->nopts, g->opts, &l->mods[c], &l->whys[c]);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (l->verbose) {
+            char what[96];
+            snprintf(what, sizeof what, "%s in %.0f ms", l->rcs[c] == TILEC_SUCCESS ? "loaded" : "failed",
+                     (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
+            progress(l->key, c, l->n, g, what);
+        }
     }
 }
 
@@ -207,15 +234,6 @@ static float time_config(tilecRuntime rt, tilecModule mod, const char *kernel, c
     return ms[BATCHES / 2];
 }
 
-static void progress(const char *key, unsigned c, unsigned n, const tilecTuneConfig *cfg, const char *what)
-{
-    static const char *const none = "";
-    fprintf(stderr, "tilec autotune [%s] %u/%u %s", key, c + 1, n, cfg->name ? cfg->name : none);
-    for (int o = 0; o < cfg->nopts; o++)
-        fprintf(stderr, " %s", cfg->opts[o]);
-    fprintf(stderr, ": %s\n", what);
-}
-
 tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfig *cfgs, unsigned n,
                           const char *kernel, void **args, unsigned *best, tilecModule *mod)
 {
@@ -257,7 +275,7 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
         /* it no longer loads (a driver change): time them all again */
     }
 
-    Loads l = {.rt = rt, .cfgs = cfgs, .n = n};
+    Loads l = {.rt = rt, .cfgs = cfgs, .key = key, .verbose = verbose, .n = n};
     l.mods = calloc(n, sizeof *l.mods);
     l.rcs = calloc(n, sizeof *l.rcs);
     l.whys = calloc(n, sizeof *l.whys);
