@@ -22,27 +22,10 @@
 #include <unistd.h>
 
 #include "fake_cuda.h"
+#include "gemm_source.h"
 #include "tilec.h"
 
-static const char *const GEMM =
-    "kernel @mm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32,\n"
-    "           %lda: i32, %ldb: i32, %ldc: i32) warps(8) {\n"
-    "  %pm = program_id 0\n"
-    "  %pn = program_id 1\n"
-    "  %m0 = mul %pm, 128\n"
-    "  %n0 = mul %pn, 128\n"
-    "  %va = view %A [%M, %K] strides [%lda, 1]\n"
-    "  %vb = view %B [%K, %N] strides [%ldb, 1]\n"
-    "  %vc = view %C [%M, %N] strides [%ldc, 1]\n"
-    "  %z = zeros : tile<128x128xf32>\n"
-    "  %acc = for %k = 0 to %K step 32 iter(%c = %z) {\n"
-    "    %a = load %va[%m0, %k] : tile<128x32xf32>\n"
-    "    %b = load %vb[%k, %n0] : tile<32x128xf32>\n"
-    "    %d = dot %a, %b, %c : tile<128x128xf32>\n"
-    "    yield %d\n"
-    "  }\n"
-    "  store %acc, %vc[%m0, %n0]\n"
-    "}\n";
+static char GEMM[2048];
 
 static char cache_dir[64];
 static tilecRuntime rt;
@@ -60,6 +43,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
  * every machine) */
 static void setup(void)
 {
+    gemm_source(GEMM, sizeof GEMM, "f32", 1);
     snprintf(cache_dir, sizeof cache_dir, "/tmp/tilec-fake-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(cache_dir));
     setenv("TILEC_CACHE_DIR", cache_dir, 1);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "gemm_source.h"
 #include "runtime/programs.h"
 
 /* At most what runs at once, at most the cap, never more than the programs. */
@@ -46,44 +47,12 @@ START_TEST(too_many_programs)
 }
 END_TEST
 
-static const char *const GEMM =
-    "kernel @mm(%A: ptr<ELEM>, %B: ptr<ELEM>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32) warps(8) {\n"
-    "  %pm = program_id 0\n"
-    "  %pn = program_id 1\n"
-    "  %m0 = mul %pm, 128\n"
-    "  %n0 = mul %pn, 128\n"
-    "  %va = view %A [%M, %K] strides [%K, 1]\n"
-    "  %vb = view %B [%K, %N] strides [%N, 1]\n"
-    "  %vc = view %C [%M, %N] strides [%N, 1]\n"
-    "  %z = zeros : tile<128x128xf32>\n"
-    "  %acc = for %k = 0 to %K step BK iter(%c = %z) {\n"
-    "    %a = load %va[%m0, %k] : tile<128xBKxELEM>\n"
-    "    %b = load %vb[%k, %n0] : tile<BKx128xELEM>\n"
-    "    %d = dot %a, %b, %c : tile<128x128xf32>\n"
-    "    yield %d\n"
-    "  }\n"
-    "  store %acc, %vc[%m0, %n0]\n"
-    "}\n";
-
 /* The GEMM with f32 or bf16 inputs, compiled with opt ("" for none) for
  * arch; its kernel's persistent flag (-1: it did not compile). */
 static int persistent(const char *elem, TcArch arch, const char *opt)
 {
     char src[2048];
-    size_t n = 0;
-    const char *bk = strcmp(elem, "bf16") ? "32" : "64";
-    for (const char *s = GEMM; *s && n + 8 < sizeof src;) {
-        if (!strncmp(s, "ELEM", 4)) {
-            n += (size_t)snprintf(src + n, sizeof src - n, "%s", elem);
-            s += 4;
-        } else if (!strncmp(s, "BK", 2)) {
-            n += (size_t)snprintf(src + n, sizeof src - n, "%s", bk);
-            s += 2;
-        } else {
-            src[n++] = *s++;
-        }
-    }
-    src[n] = 0;
+    gemm_source(src, sizeof src, elem, 0);
     TcOptions o;
     tc_options_default(&o);
     o.keep_llvm_ir = 0;

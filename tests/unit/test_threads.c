@@ -14,45 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_source.h"
 #include "tilec.h"
 
-static const char *const GEMM =
-    "kernel @mm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32) warps(8) {\n"
-    "  %pm = program_id 0\n"
-    "  %pn = program_id 1\n"
-    "  %m0 = mul %pm, 128\n"
-    "  %n0 = mul %pn, 128\n"
-    "  %va = view %A [%M, %K] strides [%K, 1]\n"
-    "  %vb = view %B [%K, %N] strides [%N, 1]\n"
-    "  %vc = view %C [%M, %N] strides [%N, 1]\n"
-    "  %z = zeros : tile<128x128xf32>\n"
-    "  %acc = for %k = 0 to %K step 32 iter(%c = %z) {\n"
-    "    %a = load %va[%m0, %k] : tile<128x32xf32>\n"
-    "    %b = load %vb[%k, %n0] : tile<32x128xf32>\n"
-    "    %d = dot %a, %b, %c : tile<128x128xf32>\n"
-    "    yield %d\n"
-    "  }\n"
-    "  store %acc, %vc[%m0, %n0]\n"
-    "}\n";
-
-static const char *const GEMM_BF16 =
-    "kernel @mm(%A: ptr<bf16>, %B: ptr<bf16>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32) warps(8) {\n"
-    "  %pm = program_id 0\n"
-    "  %pn = program_id 1\n"
-    "  %m0 = mul %pm, 128\n"
-    "  %n0 = mul %pn, 128\n"
-    "  %va = view %A [%M, %K] strides [%K, 1]\n"
-    "  %vb = view %B [%K, %N] strides [%N, 1]\n"
-    "  %vc = view %C [%M, %N] strides [%N, 1]\n"
-    "  %z = zeros : tile<128x128xf32>\n"
-    "  %acc = for %k = 0 to %K step 64 iter(%c = %z) {\n"
-    "    %a = load %va[%m0, %k] : tile<128x64xbf16>\n"
-    "    %b = load %vb[%k, %n0] : tile<64x128xbf16>\n"
-    "    %d = dot %a, %b, %c : tile<128x128xf32>\n"
-    "    yield %d\n"
-    "  }\n"
-    "  store %acc, %vc[%m0, %n0]\n"
-    "}\n";
+static char GEMM[2048], GEMM_BF16[2048];
 
 static const char *const AXPB =
     "kernel @axpb(%X: ptr<f32>, %Y: ptr<f32>, %N: i32) warps(4) {\n"
@@ -147,6 +112,8 @@ static void *work(void *arg)
 START_TEST(concurrent_compiles_match)
 {
     char msg[160];
+    gemm_source(GEMM, sizeof GEMM, "f32", 0);
+    gemm_source(GEMM_BF16, sizeof GEMM_BF16, "bf16", 0);
     for (int i = 0; i < NJOBS; i++)
         ck_assert_ptr_null(compile_job(&jobs[i], 1, msg, sizeof msg));
     /* the mix is what it means to be: PTX for all but the bad source, whose
