@@ -297,8 +297,10 @@ static void dump_stages(tilecProgram p, unsigned mask, StrBuf *log)
     }
 }
 
-/* Compiles p; the log of the attempt becomes p's log. */
-static tilecResult compile_program(tilecProgram p, int nopts, const char *const *opts)
+/* Compiles p; the log of the attempt becomes p's log. keep_llvm: print
+ * the LLVM IR for tilecGetStage (a GEMM's IR takes ~5 ms to print; a
+ * program compiled only to be loaded never shows it). */
+static tilecResult compile_program(tilecProgram p, int nopts, const char *const *opts, int keep_llvm)
 {
     StrBuf log;
     sb_init(&log);
@@ -322,6 +324,7 @@ static tilecResult compile_program(tilecProgram p, int nopts, const char *const 
     /* TILEC_DUMP=passes needs the per-pass IR; the key keeps the options
      * as the user gave them, since this does not change the code */
     TcOptions o = p->opts;
+    o.keep_llvm_ir = keep_llvm || (mask & DUMP_LLVM);
     if ((mask & DUMP_PASSES) && !o.dump_after[0])
         snprintf(o.dump_after, sizeof o.dump_after, "all");
     int rc = tc_compile(p->name ? p->name : "<input>", p->src, p->len, &o, &p->res, &log);
@@ -338,7 +341,7 @@ tilecResult tilecCompileProgram(tilecProgram prog, int nopts, const char *const 
 {
     if (!prog)
         return TILEC_ERROR_INVALID_ARGUMENT;
-    return compile_program(prog, nopts, opts);
+    return compile_program(prog, nopts, opts, 1);
 }
 
 tilecResult tilecGetProgramLog(tilecProgram prog, const char **log)
@@ -912,7 +915,7 @@ tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, 
     if (!load_cached(rt, &key, mod, &t, msg)) {
         tilecProgram p = NULL;
         t = tilecCreateProgram(&p, src ? src : "", len, name);
-        if (t == TILEC_SUCCESS && (t = compile_program(p, nopts, opts)) != TILEC_SUCCESS)
+        if (t == TILEC_SUCCESS && (t = compile_program(p, nopts, opts, 0)) != TILEC_SUCCESS)
             sb_printf(msg, "%s: compilation failed (%s)\n%s", name ? name : "<input>", tilecGetErrorString(t),
                       p->log);
         if (t == TILEC_SUCCESS)
