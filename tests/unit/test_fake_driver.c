@@ -4,18 +4,19 @@
  * the compiler and the driver is checked on machines without a GPU:
  * persistent launches take as many blocks as the GPU holds, not the grid;
  * tensor maps are encoded for the wgmma kernels; views are copied (rounded
- * for tf32-rna, aligned for odd strides) before the kernels that want it; the autotuner loads its
- * configurations from several threads and keeps only the winner loaded;
- * one runtime serves several threads at once; driver errors (JIT, launch,
- * memory) reach the log by name, with the JIT's log; a cache entry the
- * driver refuses is built again. The kernels never
- * run (gpu_test_* run them on a GPU).
+ * for tf32-rna, aligned for odd strides) before the kernels that want it;
+ * the autotuner loads its configurations from several threads and keeps
+ * only the winner loaded; one runtime serves several threads at once;
+ * hostile launch arguments fail cleanly; driver errors (no device, JIT,
+ * launch, memory) reach the log by name, with the JIT's log; a cache entry
+ * the driver refuses is built again. The kernels never run (gpu_test_* run
+ * them on a GPU).
  */
 #include <check.h>
 #include <dlfcn.h>
-#include <stdint.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
