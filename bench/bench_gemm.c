@@ -668,16 +668,11 @@ static void tile_str(const Variant *v, char *buf, size_t n)
     }
 }
 
-/* The compile options of v's kernels of tile tl (opts holds 4 + MAX_COPTS;
- * a_opt, p_opt and s_opt are their buffers); returns their count. */
-static int variant_opts(const Variant *v, const Tile *tl, const char **opts, char a_opt[32], char p_opt[48],
-                        char s_opt[24])
+/* Tile tl's own compile options (--stages, persistence) and the --copt
+ * ones, appended to opts from index n (s_opt is --stages' buffer); returns
+ * the new count. */
+static int tile_opts(const Tile *tl, const char **opts, int n, char s_opt[24])
 {
-    snprintf(a_opt, 32, "--arch=%s", v->arch);
-    snprintf(p_opt, 48, "--precision=%s", v->bf16 ? "ieee" : v->mode);
-    int n = 0;
-    opts[n++] = a_opt;
-    opts[n++] = p_opt;
     if (tl->stages > 0) {
         snprintf(s_opt, 24, "--stages=%d", tl->stages);
         opts[n++] = s_opt;
@@ -687,6 +682,18 @@ static int variant_opts(const Variant *v, const Tile *tl, const char **opts, cha
     for (int i = 0; i < nextra_copts; i++)
         opts[n++] = extra_copts[i];
     return n;
+}
+
+/* The compile options of v's kernels of tile tl (opts holds 4 + MAX_COPTS;
+ * a_opt, p_opt and s_opt are their buffers); returns their count. */
+static int variant_opts(const Variant *v, const Tile *tl, const char **opts, char a_opt[32], char p_opt[48],
+                        char s_opt[24])
+{
+    snprintf(a_opt, 32, "--arch=%s", v->arch);
+    snprintf(p_opt, 48, "--precision=%s", v->bf16 ? "ieee" : v->mode);
+    opts[0] = a_opt;
+    opts[1] = p_opt;
+    return tile_opts(tl, opts, 2, s_opt);
 }
 
 static void build_tilec(Variant *v)
@@ -879,15 +886,7 @@ static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
     parse_tile(o->cfg, &t, &used);
     bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group);
     const char *extra[2 + MAX_COPTS];
-    int nextra = 0;
-    if (t.stages > 0) {
-        snprintf(s_opt, sizeof s_opt, "--stages=%d", t.stages);
-        extra[nextra++] = s_opt;
-    }
-    if (t.persistent)
-        extra[nextra++] = t.persistent > 0 ? "-fpersistent" : "-fno-persistent";
-    for (int i = 0; i < nextra_copts; i++)
-        extra[nextra++] = extra_copts[i];
+    int nextra = tile_opts(&t, extra, 0, s_opt);
     static const char *const archs[] = {"sm_90a", "sm_80"};
     for (int a = 0; a < 2; a++) {
         BenchCompile c = {.src = src, .arch = archs[a], .precision = "tf32-rna", .extra = extra, .nextra = nextra};
