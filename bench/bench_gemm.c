@@ -77,6 +77,7 @@ typedef struct {
     int nshapes;
     const char *modes, *archs, *cfg, *cfg_bf16, *tilec, *out, *compile_out;
     int device, reps, sample_rows, compile_runs, jit_runs, no_cublas, compile_only, use_cache, autotune;
+    const char *source; /* --source: print the GEMM of that element type and exit */
     double batch_ms, target_ms, warm_ms, l2_mb;
     unsigned long long seed;
 } Opts;
@@ -128,6 +129,8 @@ static const char usage[] =
     "  --tilec=PATH        the tilec command, for whole-process compile times\n"
     "  --compile-runs=N    runs per compile-time figure (default 10; JIT cold/warm: 5)\n"
     "  --compile-only      only the compile times (no GPU needed but for the JIT rows)\n"
+    "  --source=f32|bf16   print the .tir GEMM of the first --cfg (f32) or --cfg-bf16 tile\n"
+    "                      and exit (bench/sass_matrix.sh compiles it)\n"
     "  --out=FILE          GEMM results as CSV\n"
     "  --compile-out=FILE  compile times as CSV\n";
 
@@ -247,6 +250,8 @@ static void parse_args(int argc, char **argv, Opts *o)
             o->autotune = 1;
         else if (!strcmp(a, "--compile-only"))
             o->compile_only = 1;
+        else if ((v = opt_val(a, "--source")))
+            bad = strcmp(o->source = v, "f32") && strcmp(v, "bf16");
         else if ((v = opt_val(a, "--reps")))
             bad = (o->reps = atoi(v)) < 1 || o->reps > MAX_BATCHES;
         else if ((v = opt_val(a, "--batch-ms")))
@@ -914,6 +919,15 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
     /* the driver's own JIT cache would make "cold" loads warm */
     setenv("CUDA_CACHE_DISABLE", "1", 0);
+    if (o.source) {
+        char src[4096];
+        Tile t;
+        int used, bf16 = !strcmp(o.source, "bf16");
+        parse_tile(bf16 ? o.cfg_bf16 : o.cfg, &t, &used);
+        bench_gemm_source(src, sizeof src, o.source, t.bm, t.bn, t.bk, t.warps, t.group);
+        fputs(src, stdout);
+        return 0;
+    }
     static CompileTime ct[MAX_COMPILE_ROWS];
     int nct = 0;
     char header[1024];

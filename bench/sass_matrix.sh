@@ -3,53 +3,22 @@
 # kernel (128x256 and 128x128 grouped, 128x128 2-D grid; f32 in every
 # precision, bf16), persistent by default and with -fno-persistent, a line of
 # bench/sass_loops.py's verdict: SASS size, K loops that differ, spills.
-#   bench/sass_matrix.sh OLD_TILEC NEW_TILEC     (PTXAS, CUOBJDUMP: see sass_loops.py)
+#   bench/sass_matrix.sh OLD_TILEC NEW_TILEC     (PTXAS, CUOBJDUMP: see sass_loops.py;
+#       BENCH_GEMM: the bench_gemm that prints the kernels, default the one of
+#       NEW_TILEC's build folder)
 # Exit status 1 if any K loop differs.
 set -u
-[ $# -eq 2 ] || { sed -n '2,7p' "$0" >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# gemm BM BN BK ELEM GROUP: the GEMM of bench/bench_compile.c's bench_gemm_source
-gemm() {
-  local order="  %pm = program_id 0
-  %pn = program_id 1"
-  [ "$5" -gt 0 ] && order="  %p = program_id 0
-  %tm = cdiv %M, $1
-  %tn = cdiv %N, $2
-  %per = mul %tn, $5
-  %grp = div %p, %per
-  %first = mul %grp, $5
-  %left = sub %tm, %first
-  %gm = min %left, $5
-  %in = rem %p, %per
-  %im = rem %in, %gm
-  %pm = add %first, %im
-  %pn = div %in, %gm"
-  cat <<TIR
-kernel @gemm(%A: ptr<$4>, %B: ptr<$4>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32,
-             %lda: i32, %ldb: i32, %ldc: i32) warps(8) {
-$order
-  %m0 = mul %pm, $1
-  %n0 = mul %pn, $2
-  %va = view %A [%M, %K] strides [%lda, 1]
-  %vb = view %B [%K, %N] strides [%ldb, 1]
-  %vc = view %C [%M, %N] strides [%ldc, 1]
-  %z = zeros : tile<$1x$2xf32>
-  %acc = for %k = 0 to %K step $3 iter(%c = %z) {
-    %a = load %va[%m0, %k] : tile<$1x$3x$4>
-    %b = load %vb[%k, %n0] : tile<$3x$2x$4>
-    %d = dot %a, %b, %c : tile<$1x$2xf32>
-    yield %d
-  }
-  store %acc, %vc[%m0, %n0]
-}
-TIR
-}
-gemm 128 256 32 f32 8 > "$tmp/g256.tir"
-gemm 128 128 32 f32 8 > "$tmp/g128.tir"
-gemm 128 128 32 f32 0 > "$tmp/p128.tir"
-gemm 128 256 64 bf16 0 > "$tmp/b256.tir"
+# the benchmark's own kernels (bench_gemm --source)
+bench=${BENCH_GEMM:-$(dirname "$2")/bench/bench_gemm}
+[ -x "$bench" ] || { echo "sass_matrix: no bench_gemm at $bench (set BENCH_GEMM)" >&2; exit 2; }
+"$bench" --source=f32 --cfg=128x256x32w8g8 > "$tmp/g256.tir" &&
+  "$bench" --source=f32 --cfg=128x128x32w8g8 > "$tmp/g128.tir" &&
+  "$bench" --source=f32 --cfg=128x128x32w8 > "$tmp/p128.tir" &&
+  "$bench" --source=bf16 --cfg-bf16=128x256x64w8 > "$tmp/b256.tir" || exit 2
 rc=0
 for f in g256 g128 p128 b256; do
   precisions="tf32-rna tf32-rne tf32-trunc 3xtf32 ieee"

@@ -29,36 +29,7 @@ rb() { timeout 150 $B/bin/bench_gemm --tilec=$B/tilec --no-cublas --archs=sm_90a
   --shapes=8192,4096,4096x4096x64,2048 --modes=tf32-rna --cfg=128x256x32w8g8 "$@" 2>&1 | grep -E '^[0-9]+x|rror|^jit-cold|^compile|^process'; }
 for r in 1 2; do echo round-b; rb --copt=-fwgmma-round-b; echo default; rb; done > $OUT/round_b.log; cat $OUT/round_b.log
 # tilec and ptxas apart on the benchmark's kernel
-cat > $OUT/g256.tir <<'TIR'
-kernel @gemm(%A: ptr<f32>, %B: ptr<f32>, %C: ptr<f32>, %M: i32, %N: i32, %K: i32,
-             %lda: i32, %ldb: i32, %ldc: i32) warps(8) {
-  %p = program_id 0
-  %tm = cdiv %M, 128
-  %tn = cdiv %N, 256
-  %per = mul %tn, 8
-  %grp = div %p, %per
-  %first = mul %grp, 8
-  %left = sub %tm, %first
-  %gm = min %left, 8
-  %in = rem %p, %per
-  %im = rem %in, %gm
-  %pm = add %first, %im
-  %pn = div %in, %gm
-  %m0 = mul %pm, 128
-  %n0 = mul %pn, 256
-  %va = view %A [%M, %K] strides [%lda, 1]
-  %vb = view %B [%K, %N] strides [%ldb, 1]
-  %vc = view %C [%M, %N] strides [%ldc, 1]
-  %z = zeros : tile<128x256xf32>
-  %acc = for %k = 0 to %K step 32 iter(%c = %z) {
-    %a = load %va[%m0, %k] : tile<128x32xf32>
-    %b = load %vb[%k, %n0] : tile<32x256xf32>
-    %d = dot %a, %b, %c : tile<128x256xf32>
-    yield %d
-  }
-  store %acc, %vc[%m0, %n0]
-}
-TIR
+$B/bin/bench_gemm --source=f32 --cfg=128x256x32w8g8 > $OUT/g256.tir
 for o in "" -fwgmma-round-b; do for r in 1 2 3; do
   /usr/bin/time -f "tilec $o %e s" $B/tilec $o $OUT/g256.tir -o $OUT/g.ptx
   /usr/bin/time -f "ptxas $o %e s" ptxas -arch=sm_90a $OUT/g.ptx -o $OUT/g.cubin; done; done 2>&1 | tee $OUT/compile.log
