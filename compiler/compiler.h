@@ -69,11 +69,13 @@ typedef struct {
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
     char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
     TirDefines defines;        /* -DNAME=VALUE: the source's $NAME constants (tile shapes, ...) */
+    int jobs;                  /* --jobs=N: entry points compiled at once, on threads (0, the default:
+                                * one per CPU, at most TC_MAX_JOBS); the output is the same bytes */
     int keep_llvm_ir;          /* print the LLVM IR into TcResult.llvm_ir (default on; the command line
                                 * turns it off unless --emit=llvm: printing the GEMM's module is ~3 ms) */
 } TcOptions;
 
-enum { TC_PERSISTENT_AUTO = 2 };
+enum { TC_PERSISTENT_AUTO = 2, TC_MAX_JOBS = 64 };
 void tc_options_default(TcOptions *o);
 /* Parses one option in the command's spelling ("--arch=sm_80", "-O2", ...).
  * Returns 0, or -1 with an explanation appended to err. Shared by the
@@ -135,8 +137,9 @@ typedef struct {
      * elements to tf32 (RNA) before any use (a stageable view read only by
      * the one load that feeds a tf32-rna dot). A launch may then pass a
      * staged copy already rounded, and set flag bit 16 + i: where the bits
-     * of every such map are set, the kernel skips its own rounding (the
-     * same bits reach the tensor cores either way). */
+     * of every map are set, it launches the kernel's entry for rounded
+     * views (TcKernelInfo.rounded), which skips the rounding (the same bits
+     * reach the tensor cores either way). */
     uint8_t round;
     uint8_t walk;    /* the dimension the kernel's loop walks (0: rows, 1: columns) */
     uint16_t across; /* a program's extent along the other one (its tile's rows or columns) */
@@ -147,10 +150,13 @@ typedef struct {
  * whose bit i says map i was encoded and bit 16 + i that map i's view holds
  * values already rounded to tf32 (RNA; only for maps with TcTmap.round).
  * The kernel uses its TMA path only where every bit i is set (else its own
- * copies: zeros are always safe), and skips its rounding only where every
- * bit 16 + i is set (what it reads, by TMA or by its own copies, is then
- * rounded already). */
+ * copies: zeros are always safe). The bits 16 + i are the launcher's:
+ * where every one is set, it launches the kernel's entry for rounded views
+ * (TcKernelInfo.rounded), which reads what it is given (by TMA or by its own
+ * copies) as rounded already; the kernel's own entry always rounds. */
 #define TC_TMAP_FLAG_ROUNDED(i) (1u << (16 + (i)))
+/* That entry's name: the kernel's and this ('$' is in no kernel's name). */
+#define TC_ROUNDED_SUFFIX "$rounded"
 typedef struct {
     char *name;
     unsigned threads;
@@ -163,6 +169,10 @@ typedef struct {
     TirType *params;       /* nparams types */
     unsigned ntmaps;
     TcTmap *tmaps;         /* ntmaps */
+    unsigned char rounded; /* the PTX has a second entry, name TC_ROUNDED_SUFFIX, with the same
+                            * parameters, launch shape and shared memory, for launches whose views
+                            * all come rounded (every map's TC_TMAP_FLAG_ROUNDED; only kernels whose
+                            * maps all have TcTmap.round) */
 } TcKernelInfo;
 
 typedef struct {
@@ -173,7 +183,9 @@ typedef struct {
     char *ptx;
     TcKernelInfo *kernels;
     unsigned nkernels;
-    double ms_parse, ms_passes, ms_lower, ms_opt, ms_codegen; /* stage times */
+    double ms_parse, ms_passes, ms_lower, ms_opt, ms_codegen; /* stage times (lower, opt, codegen: summed
+                                                               * over the entry points, which compile
+                                                               * on several threads at once) */
 } TcResult;
 
 /* Runs the whole pipeline on .tir source. Returns 0 on success; otherwise

@@ -387,10 +387,17 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
                   t[i].round ? ", its view may come rounded to tf32 (rna)" : "");
         rounds |= t[i].round;
     }
-    sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (0: the kernel copies without TMA)%s\n",
-              kernel, nparams + L->ntmaps,
-              rounds ? "; bit 16 + i = its view holds values rounded to tf32 (rna; all set: the kernel does not round)"
-                     : "");
+    sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (0: the kernel copies without TMA)",
+              kernel, nparams + L->ntmaps);
+    if (rounds)
+        sb_printf(&b, "; bit 16 + i = its view holds values rounded to tf32 (rna%s%s%s)",
+                  L->rounded_views ? "" : "; all set: launch ", L->rounded_views ? "" : tir_str(L->m, L->k->name),
+                  L->rounded_views ? "" : TC_ROUNDED_SUFFIX " instead");
+    sb_puts(&b, "\n");
+    if (rounds && L->rounded_views)
+        sb_printf(&b, "// tilec: %s: @%s for launches whose views all come rounded to tf32 (rna; flag bits 16 + i "
+                      "set): it does not round them\n",
+                  kernel, tir_str(L->m, L->k->name));
     if (!b.oom)
         LLVMAppendModuleInlineAsm(L->mod, b.data, b.len);
     sb_free(&b);
@@ -435,7 +442,10 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
         ptys[p] = p + 1 < L->grid_param0 ? L->t_ptr : L->t_i32;
     for (uint32_t p = L->grid_param0; p < nargs; p++) /* persistent: the grid */
         ptys[p] = L->t_i32;
-    const char *name = tir_str(m, k->name);
+    /* the entry's name: the kernel's (at most 1024 characters: the lexer's limit), and
+     * TC_ROUNDED_SUFFIX for the one for views that come rounded ('$' is in no kernel name) */
+    char name[1100];
+    snprintf(name, sizeof name, "%s%s", tir_str(m, k->name), L->rounded_views ? TC_ROUNDED_SUFFIX : "");
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ptys, nargs, 0);
     free(ptys);
     L->fn = LLVMAddFunction(L->mod, name, fty);
@@ -504,7 +514,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     uint32_t bytes = (L->smem_bytes + 15) & ~15u;
     unsigned dyn = 0;
     LLVMValueRef real = NULL;
-    char gname[300];
+    char gname[1200];
     snprintf(gname, sizeof gname, "__tilec_smem_%s", name);
     if (bytes > 48 * 1024) {
         real = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(LLVMInt8TypeInContext(L->ctx), 0), gname, 3);
@@ -523,7 +533,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     LLVMDeleteGlobal(L->smem);
     L->smem = NULL;
 
-    info->name = strdup(name);
+    info->name = strdup(tir_str(m, k->name));
     info->threads = launch;
     info->shared_bytes = dyn;
     memcpy(info->grid, k->grid, sizeof info->grid);
@@ -582,11 +592,22 @@ static void llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx)
     LLVMDisposeMessage(msg);
 }
 
-int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
+int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki)
+{
+    const TirKernel *k = &m->kernels[ki];
+    TcTmap tmaps[2];
+    Lower L = {.m = m, .o = o, .threads = k->warps * 32};
+    L.ntmaps = wgmma_tma_maps(m, k, o, tmaps);
+    L.tmaps_round = L.ntmaps == 2 && tmaps[0].round && tmaps[1].round;
+    return L.tmaps_round && wgmma_rounded_entry(&L, k);
+}
+
+int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, TcLowered *out,
+                   TcKernelInfo *info, Diag *d)
 {
     memset(out, 0, sizeof *out);
     double t0 = now_ms();
-    Lower L = {.m = m, .o = o, .d = d};
+    Lower L = {.m = m, .o = o, .d = d, .rounded_views = rounded};
     L.ctx = LLVMContextCreate();
     LLVMContextSetDiagnosticHandler(L.ctx, llvm_diagnostic, &L);
     L.mod = LLVMModuleCreateWithNameInContext(m->file, L.ctx);
@@ -614,16 +635,14 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
                           LLVMValueAsMetadata(lw_const_i32(&L, LLVMDebugMetadataVersion())));
     }
 
-    out->kernels = calloc(m->nkernels + 1, sizeof *out->kernels);
-    int rc = out->kernels ? 0 : -1;
-    for (uint32_t k = 0; k < m->nkernels && rc == 0; k++) {
-        rc = lower_kernel(&L, k, &out->kernels[k]);
+    int rc = 0;
+    if (ki != UINT32_MAX) {
+        rc = lower_kernel(&L, ki, info);
         if (rc == 1) { /* persistent, its shared memory did not fit */
             L.no_persist = 1;
-            rc = lower_kernel(&L, k, &out->kernels[k]);
+            rc = lower_kernel(&L, ki, info);
             L.no_persist = 0;
         }
-        out->nkernels = k + 1;
     }
     if (L.dib) {
         LLVMDIBuilderFinalize(L.dib);

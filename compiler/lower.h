@@ -71,6 +71,8 @@ typedef struct Lower {
     const TirModule *m;
     const TcOptions *o;
     Diag *d;
+    int rounded_views;       /* the entry being lowered is the one for views that come rounded to
+                              * tf32 (TC_ROUNDED_SUFFIX, compiler/entries.c) */
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMBuilderRef b;
@@ -93,8 +95,6 @@ typedef struct Lower {
     LLVMValueRef prog[3], nprog[3]; /* program_id and num_programs of the program being run */
     int role;                    /* PERSIST_ROLES: the half of the kernel being lowered (LW_PRODUCERS,
                                   * LW_CONSUMERS), each with its own loop over the programs */
-    int pre_version;             /* PERSIST_ROLES, tf32-rna with Pipe.pre: the consumers' loop for
-                                  * views that come rounded (1) or as they are (2), else 0 */
     int persist_refused;         /* PERSIST_ROLES over the shared memory limit (the epilogue's
                                   * above the ring): lower_kernel starts again without */
     int no_persist;              /* that second attempt */
@@ -219,9 +219,19 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* Whether kernel k's pipeline is the swapped product's (f32 inputs). */
 int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *o);
-/* 2 where kernel k's consumers have a loop version for views that come
- * rounded and one for views as they are (Pipe.pre), else 1. */
-int wgmma_consumer_versions(Lower *L, const TirKernel *k);
+/* 1 where kernel k takes a second entry point for launches whose views
+ * come rounded (Pipe.pre; L: m, o, threads, ntmaps and tmaps_round set). */
+int wgmma_rounded_entry(Lower *L, const TirKernel *k);
+
+/* lower.c: entry point `rounded` (0: the kernel as written; 1: for views
+ * that come rounded) of kernel ki, alone in an LLVM context of its own,
+ * optimized and emitted: out's PTX, IR and times, the kernel's facts in
+ * *info (ki UINT32_MAX: an empty module). 0, or -1 with errors in d.
+ * Thread-safe: entries.c runs several at once. */
+int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, TcLowered *out,
+                   TcKernelInfo *info, Diag *d);
+/* Whether kernel ki has the entry for views that come rounded. */
+int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki);
 
 /* codegen.c */
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);

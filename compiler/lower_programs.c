@@ -143,35 +143,21 @@ void lw_lower_body(Lower *L, const TirKernel *k)
         programs(L, k->body);
         return;
     }
-    /* the consumers' loop versions (tf32-rna, views that may come rounded):
-     * one loop over the programs each, picked once (with both versions
-     * inside one loop, ptxas serialized the 128x256 consumers' wgmmas) */
-    int versions = wgmma_consumer_versions(L, k);
-    LLVMBasicBlockRef start = LLVMGetInsertBlock(b), entry[3];
+    LLVMBasicBlockRef start = LLVMGetInsertBlock(b), entry[2];
     entry[0] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producers");
     entry[1] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers");
-    entry[2] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers.round");
-    LLVMBasicBlockRef cons = entry[1];
-    if (versions == 2) {
-        cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers.which");
-        LLVMPositionBuilderAtEnd(b, cons);
-        LLVMBuildCondBr(b, wg_pre(L), entry[1], entry[2]);
-    }
     LLVMPositionBuilderAtEnd(b, start);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, lw_const_i32(L, L->threads), ""), entry[0], cons);
-    for (int r = 0; r < 1 + versions && !L->failed; r++) {
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, lw_const_i32(L, L->threads), ""), entry[0], entry[1]);
+    for (int r = 0; r < 2 && !L->failed; r++) {
         L->role_entry = entry[r];
         LLVMPositionBuilderAtEnd(b, L->role_entry);
         L->role = r ? LW_CONSUMERS : LW_PRODUCERS;
-        L->pre_version = versions == 2 ? r : 0;
         L->stop = 0;
         L->bar_threads = 0;
         L->smem_floor = 0;
         programs(L, k->body);
     }
-    if (versions == 1)
-        LLVMDeleteBasicBlock(entry[2]);
-    L->role = L->pre_version = 0;
+    L->role = 0;
 }
 
 /* The hidden grid's parameter comment at the top of the PTX (docs/TIR.md). */

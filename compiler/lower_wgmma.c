@@ -461,59 +461,17 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     }
 }
 
-LLVMValueRef wg_pre(Lower *L)
-{
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + 2);
-    uint32_t both = TC_TMAP_FLAG_ROUNDED(0) | TC_TMAP_FLAG_ROUNDED(1);
-    return LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, flags, c32(L, both), ""), c32(L, both), "pre");
-}
-
-/* consumer() twice where a launch may pass A and B rounded (P->pre): one
- * loop takes B's fragments as they load (as tf32-rne's do), the other
- * rounds them; ptxas sizes the registers for the larger. */
+/* The consumers' loop. Where a launch may pass A and B rounded (P->pre),
+ * the kernel has two entries (compiler/entries.c): the one for views that
+ * come rounded takes B's fragments as they load (as tf32-rne's do), the
+ * other rounds them. */
 static void consumers(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 {
-    if (!P->pre) {
-        consumer(P, acc, nacc);
-        return;
-    }
-    if (P->L->pre_version) { /* persistent: each version in a loop of its own (lower_programs.c) */
-        P->round_b = P->L->pre_version == 1;
-        consumer(P, acc, nacc);
-        P->round_b = 0;
-        return;
-    }
-    Lower *L = P->L;
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef *other = lw_regs(L, nacc);
-    if (!other)
-        return;
-    memcpy(other, acc, nacc * sizeof *acc);
-    LLVMBasicBlockRef given = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.rounded");
-    LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.round");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mma.done");
-    LLVMBuildCondBr(b, wg_pre(P->L), given, own);
-    LLVMPositionBuilderAtEnd(b, given);
-    P->round_b = 1;
+    int given = P->pre && P->L->rounded_views; /* (P->pre: round_b is 0) */
+    P->round_b |= given;
     consumer(P, acc, nacc);
-    P->round_b = 0;
-    LLVMBasicBlockRef given_end = LLVMGetInsertBlock(b);
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, own);
-    consumer(P, other, nacc);
-    LLVMBasicBlockRef own_end = LLVMGetInsertBlock(b);
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, join);
-    if (L->failed)
-        return;
-    for (uint32_t r = 0; r < nacc; r++) {
-        LLVMValueRef phi = LLVMBuildPhi(b, L->t_f32, "");
-        LLVMValueRef vals[2] = {acc[r], other[r]};
-        LLVMBasicBlockRef bbs[2] = {given_end, own_end};
-        LLVMAddIncoming(phi, vals, bbs, 2);
-        acc[r] = phi;
-    }
+    if (given)
+        P->round_b = 0;
 }
 
 /* ---- the loop ---- */
@@ -701,7 +659,7 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                        : "",
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
-                P->pre ? "; a second consumer loop for launches that pass A and B rounded (no rounding then)" : "");
+                P->pre ? "; a second entry point for launches that pass A and B rounded (no rounding then)" : "");
 }
 
 /* The pipeline of marked loop `loop`, as its tile, options and tensor maps
@@ -766,16 +724,16 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     *raw_bytes = 0;
     if (!P.swapped && !P.ss)
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
-    /* a launch may pass tf32-rna's views rounded: a second consumer loop for them */
+    /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
     return P;
 }
 
-int wgmma_consumer_versions(Lower *L, const TirKernel *k)
+int wgmma_rounded_entry(Lower *L, const TirKernel *k)
 {
     const TirInst *in = wgmma_marked_loop(L->m, k);
     uint32_t smem, raw;
-    return in && pipe_setup(L, in, &smem, &raw).pre ? 2 : 1;
+    return in && pipe_setup(L, in, &smem, &raw).pre;
 }
 
 void lower_wgmma_loop(Lower *L, uint32_t i)
@@ -819,7 +777,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         }
         L->tmaps_pre |= P.pre;
     }
-    if (L->o->remarks && L->role != LW_PRODUCERS && L->pre_version < 2) /* after P.pre; once for all roles */
+    if (L->o->remarks && L->role != LW_PRODUCERS && !L->rounded_views) /* after P.pre; once a kernel */
         pipe_remark(&P, in.loc);
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then

@@ -63,12 +63,10 @@ typedef struct {
                            * landed[] alone, where the copies complete; no producer finishes a step */
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
     int pre;              /* tf32-rna, maps with TcTmap.round: a launch may pass A's and B's views
-                           * rounded (flag bits 16, 17; wg_pre()): the rounding warpgroup then
-                           * leaves A as it lands, and the consumers run a second version of
-                           * their loop that takes B's fragments as they load them */
-    int pre_loop;         /* with pre, the rounder loop version being emitted: 0 none (the
-                           * rounding checks wg_pre() at each step), 1 for views that come
-                           * rounded (nothing to round), 2 for views as they are */
+                           * rounded; the kernel then has a second entry point for them
+                           * (L->rounded_views, compiler/entries.c), where the rounding warpgroup
+                           * leaves A as it lands and the consumers take B's fragments as they
+                           * load them */
     LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
 } Pipe;
@@ -176,9 +174,6 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
  * coordinates (A's first k, B's first column) fall on 16 bytes (f32
  * 8-column panels: on a panel). */
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
-/* With P->pre: i1, uniform, whether this launch passes A and B rounded
- * (flag bits 16, 17), read where it is used. */
-LLVMValueRef wg_pre(Lower *L);
 /* i1: x .. x + n fit in i32 (x i64). */
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n);
 /* The tensor maps' addresses, once per producer thread. */

@@ -414,16 +414,14 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     LLVMValueRef off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, lt, c32(L, 4), ""), "");
     /* chunks per thread; none to round for tf32-trunc (the tensor cores
      * truncate) and ieee (the FMA consumers read fp32) */
-    uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE || P->pre_loop == 1
+    uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE || (P->pre && L->rounded_views)
                           ? 0
                           : P->bm * ROW_BYTES / 16 / WARPGROUP;
     /* tf32-rne's TMA copies rounded both tiles already (-fno-wgmma-tma-direct);
-     * tf32-rna's launch may pass both views rounded (P->pre; with the
-     * rounder's loop versioned, P->pre_loop, the version knows) */
+     * tf32-rna's entry for views that come rounded (P->pre) has none to round */
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
-                                : P->pre && !P->pre_loop ? if_open(L, LLVMBuildNot(b, wg_pre(P->L), ""), "round")
-                                                         : NULL;
+                                    : NULL;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef off[4];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
@@ -579,19 +577,7 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
             wg_producer_exit(L);
             LLVMPositionBuilderAtEnd(b, rest);
         }
-        if (P->pre) { /* a loop version each: no flag kept through the loop (the producers
-                       * have no register to spare: ptxas spilled at 128x256) */
-            LLVMBasicBlockRef given = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.rounded");
-            LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.round");
-            LLVMBuildCondBr(b, wg_pre(P->L), given, own);
-            LLVMPositionBuilderAtEnd(b, given);
-            P->pre_loop = 1;
-            swp_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_FINISH);
-            LLVMPositionBuilderAtEnd(b, own);
-            P->pre_loop = 2;
-        }
         swp_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_FINISH);
-        P->pre_loop = 0;
         return;
     }
     LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void tc_options_default(TcOptions *o)
@@ -143,6 +144,16 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         o->stages = v[0] - '0';
         return 0;
     }
+    if (starts(opt, "--jobs=", &v)) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 0 || n > TC_MAX_JOBS) {
+            sb_printf(err, "error: --jobs takes a number from 0 (one per CPU) to %d, got '%s'\n", TC_MAX_JOBS, v);
+            return -1;
+        }
+        o->jobs = (int)n;
+        return 0;
+    }
     if (!strcmp(opt, "-g0")) {
         o->line_info = 0;
         return 0;
@@ -156,7 +167,8 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
 }
 
 /* Every option that differs from the defaults, the flags from the table,
- * so that none can be left out of the kernel cache's key. */
+ * so that none can be left out of the kernel cache's key; not --jobs,
+ * which changes no byte of the output. */
 void tc_options_str(const TcOptions *o, StrBuf *out)
 {
     TcOptions d;

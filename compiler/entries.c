@@ -1,0 +1,263 @@
+/*
+ * The entry points a module compiles to, each compiled on its own, several
+ * at once: a kernel is one entry, and a tf32-rna kernel whose views a
+ * launch may pass rounded (TcKernelInfo.rounded) a second one for those
+ * launches, which skips the rounding. As two entries rather than two loop
+ * versions inside one kernel, each compiles like a kernel with one body,
+ * the two at once (the whole tilec process ~35% less for the GEMM on two
+ * cores, ptxas --split-compile ~45% less: bench/NOTES.md v18), and the
+ * launch picks one, knowing what it passes.
+ *
+ * Each entry is lowered, optimized and emitted in an LLVM context of its
+ * own (lower.c: lw_lower_entry), on up to --jobs threads; the PTX modules
+ * are then joined into one: the first's header, every entry's functions in
+ * order, the trailers' lines once each (the .file table, the same for
+ * every entry of one source). The output is the same bytes whatever the
+ * number of threads.
+ *
+ * Needs: what lower.c needs. Guarantees: one PTX module with the kernels'
+ * entries in their order (a kernel's rounded entry right after it) and one
+ * TcKernelInfo per kernel, or errors in the log, each reported once.
+ */
+#include "compiler/lower.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { DEFAULT_JOBS_MAX = 8 }; /* --jobs=0: one per CPU, at most this many */
+
+typedef struct {
+    uint32_t kernel; /* UINT32_MAX: none (a module without kernels) */
+    int rounded;     /* the entry for views that come rounded */
+    TcLowered out;
+    TcKernelInfo info;
+    Diag d;
+    int rc;
+} Entry;
+
+typedef struct {
+    const TirModule *m;
+    const TcOptions *o;
+    Entry *e;
+    uint32_t n;
+    atomic_uint next;
+} Work;
+
+static void *work(void *arg)
+{
+    Work *w = arg;
+    for (unsigned i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
+        Entry *e = &w->e[i];
+        e->rc = lw_lower_entry(w->m, w->o, e->kernel, e->rounded, &e->out, &e->info, &e->d);
+    }
+    return NULL;
+}
+
+/* Runs every entry, on the calling thread and up to jobs - 1 more. */
+static void run_entries(Work *w, int jobs)
+{
+    if (jobs <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cpus < 1 ? 1 : cpus > DEFAULT_JOBS_MAX ? DEFAULT_JOBS_MAX : (int)cpus;
+    }
+    unsigned want = (unsigned)jobs < w->n ? (unsigned)jobs : w->n, started = 0;
+    pthread_t t[TC_MAX_JOBS];
+    pthread_attr_t attr;
+    int attr_ok = pthread_attr_init(&attr) == 0;
+    if (attr_ok) /* LLVM recurses; as deep as the main thread's usual stack */
+        pthread_attr_setstacksize(&attr, 8u << 20);
+    while (started + 1 < want && pthread_create(&t[started], attr_ok ? &attr : NULL, work, w) == 0)
+        started++; /* a thread that cannot start leaves its share to the others */
+    if (attr_ok)
+        pthread_attr_destroy(&attr);
+    work(w);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+}
+
+/* The header (up to the .address_size line) and where the trailer starts
+ * (after the last function's closing brace). */
+static size_t header_len(const char *p)
+{
+    const char *a = strstr(p, "\n.address_size");
+    const char *nl = a ? strchr(a + 1, '\n') : NULL;
+    return nl ? (size_t)(nl + 1 - p) : 0;
+}
+
+static size_t trailer_at(const char *p, size_t from)
+{
+    const char *last = NULL;
+    for (const char *q = p + from; (q = strstr(q, "\n}\n")) != NULL; q += 2)
+        last = q;
+    return last ? (size_t)(last + 3 - p) : from;
+}
+
+/* Appends the lines of t[0..n) that trailer has not (the same .file
+ * lines come from every entry). */
+static void add_trailer_lines(StrBuf *trailer, const char *t, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(t + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (t + i)) + 1 : n - i;
+        int seen = 0;
+        for (size_t j = 0; trailer->data && j < trailer->len && !seen;) {
+            const char *e = memchr(trailer->data + j, '\n', trailer->len - j);
+            size_t l = e ? (size_t)(e - (trailer->data + j)) + 1 : trailer->len - j;
+            seen = l == len && !memcmp(trailer->data + j, t + i, len);
+            j += l;
+        }
+        if (!seen && !(len == 1 && t[i] == '\n'))
+            sb_putn(trailer, t + i, len);
+        i += len;
+    }
+}
+
+/* The entries' PTX as one module (e[i] with keep[i]); NULL when memory
+ * runs out or an entry's header differs from the first's (a tilec bug). */
+static char *join_ptx(Entry *e, const int *keep, uint32_t n, Diag *d)
+{
+    const char *first = e[0].out.ptx;
+    size_t h0 = header_len(first);
+    StrBuf all, trailer;
+    sb_init(&all);
+    sb_init(&trailer);
+    sb_putn(&all, first, h0);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!keep[i])
+            continue;
+        const char *p = e[i].out.ptx;
+        size_t h = header_len(p), t = trailer_at(p, h), len = strlen(p);
+        if (h != h0 || memcmp(p, first, h0) != 0) {
+            diag_error(d, (TirLoc){0}, "internal error: the entry points' PTX headers differ (a tilec bug)");
+            sb_free(&all);
+            sb_free(&trailer);
+            return NULL;
+        }
+        sb_putn(&all, p + h, t - h);
+        add_trailer_lines(&trailer, p + t, len - t);
+    }
+    sb_putn(&all, trailer.data ? trailer.data : "", trailer.len);
+    sb_free(&trailer);
+    if (all.oom) {
+        sb_free(&all);
+        return NULL;
+    }
+    return sb_take(&all);
+}
+
+static void info_free(TcKernelInfo *k)
+{
+    free(k->name);
+    free(k->params);
+    free(k->tmaps);
+    memset(k, 0, sizeof *k);
+}
+
+/* A rounded entry is launched in place of its kernel's: it must take the
+ * same launch. */
+static int same_launch(const TcKernelInfo *a, const TcKernelInfo *b)
+{
+    return a->threads == b->threads && a->shared_bytes == b->shared_bytes && a->persistent == b->persistent &&
+           a->nparams == b->nparams && a->ntmaps == b->ntmaps;
+}
+
+int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t n = 0;
+    Entry *e = calloc(2 * (size_t)m->nkernels + 1, sizeof *e);
+    int *keep = calloc(2 * (size_t)m->nkernels + 1, sizeof *keep);
+    out->kernels = calloc(m->nkernels + 1, sizeof *out->kernels);
+    if (!e || !keep || !out->kernels) {
+        free(e);
+        free(keep);
+        free(out->kernels);
+        out->kernels = NULL;
+        diag_error(d, (TirLoc){0}, "out of memory");
+        return -1;
+    }
+    for (uint32_t k = 0; k < m->nkernels; k++)
+        for (int r = 0; r < 1 + lw_has_rounded_entry(m, o, k); r++)
+            e[n++] = (Entry){.kernel = k, .rounded = r};
+    if (!n) /* no kernel: the PTX header alone */
+        e[n++] = (Entry){.kernel = UINT32_MAX};
+    for (uint32_t i = 0; i < n; i++)
+        diag_init(&e[i].d, d->file, d->src, d->srclen);
+
+    Work w = {.m = m, .o = o, .e = e, .n = n};
+    atomic_init(&w.next, 0);
+    run_entries(&w, o->jobs);
+
+    /* the messages, each once: a rounded entry's only where its kernel's
+     * own entry compiled (the same source, the same remarks and errors) */
+    int rc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        Entry *x = &e[i];
+        keep[i] = x->rc == 0;
+        if (x->rounded) {
+            Entry *own = x - 1;
+            keep[i] &= own->rc == 0 && same_launch(&own->info, &x->info);
+            if (own->rc != 0)
+                continue;
+            if (x->rc == 0 && !keep[i]) {
+                if (o->remarks)
+                    diag_remark(d, (TirLoc){0}, "@%s has no entry for rounded views: it would take another launch",
+                                own->info.name ? own->info.name : "?");
+                continue;
+            }
+            own->info.rounded = keep[i];
+        }
+        sb_putn(&d->log, x->d.log.data ? x->d.log.data : "", x->d.log.len);
+        d->nerrors += x->d.nerrors;
+        if (x->rc != 0)
+            rc = -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        out->ms_lower += e[i].out.ms_lower;
+        out->ms_opt += e[i].out.ms_opt;
+        out->ms_codegen += e[i].out.ms_codegen;
+    }
+    if (m->nkernels) {
+        for (uint32_t i = 0; i < n; i++)
+            if (!e[i].rounded)
+                out->kernels[out->nkernels++] = e[i].info;
+            else
+                info_free(&e[i].info);
+    }
+    /* the IR: one module per entry, each headed by its name where there are several */
+    if (o->keep_llvm_ir) {
+        StrBuf ir;
+        sb_init(&ir);
+        for (uint32_t i = 0; i < n; i++) {
+            if (n > 1)
+                sb_printf(&ir, "; ----- tilec: the LLVM module of entry @%s%s -----\n",
+                          e[i].kernel < m->nkernels ? tir_str(m, m->kernels[e[i].kernel].name) : "",
+                          e[i].rounded ? TC_ROUNDED_SUFFIX : "");
+            sb_puts(&ir, e[i].out.llvm_ir ? e[i].out.llvm_ir : "");
+        }
+        out->llvm_ir = ir.oom ? NULL : sb_take(&ir);
+        if (ir.oom)
+            sb_free(&ir);
+    }
+    if (rc == 0) {
+        if (n == 1) {
+            out->ptx = e[0].out.ptx;
+            e[0].out.ptx = NULL;
+        } else if (!(out->ptx = join_ptx(e, keep, n, d))) {
+            if (!d->nerrors)
+                diag_error(d, (TirLoc){0}, "out of memory");
+            rc = -1;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        free(e[i].out.ptx);
+        free(e[i].out.llvm_ir);
+        diag_free(&e[i].d);
+    }
+    free(e);
+    free(keep);
+    return rc;
+}
