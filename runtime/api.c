@@ -91,6 +91,7 @@ struct tilecModule_st {
     TcKernelInfo *kernels;
     unsigned nkernels;
     void **fns;
+    void **fns_rounded;             /* per kernel with TcKernelInfo.rounded: its entry for rounded views */
     unsigned char *too_much_shared; /* per kernel: more than the device allows */
     unsigned char *staged_noted;    /* per kernel: a launch's staged views noted in the log (once; under rt->mu) */
     unsigned *resident;             /* per kernel: the blocks the device runs at once (persistent kernels) */
@@ -732,6 +733,7 @@ static void module_free(tilecModule m)
 {
     tc_kernel_infos_free(m->kernels, m->nkernels);
     free(m->fns);
+    free(m->fns_rounded);
     free(m->too_much_shared);
     free(m->staged_noted);
     free(m->resident);
@@ -761,29 +763,42 @@ static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo 
     m->rt = rt;
     m->cumod = cumod;
     m->fns = calloc(n ? n : 1, sizeof *m->fns);
+    m->fns_rounded = calloc(n ? n : 1, sizeof *m->fns_rounded);
     m->too_much_shared = calloc(n ? n : 1, 1);
     m->staged_noted = calloc(n ? n : 1, 1);
     m->resident = calloc(n ? n : 1, sizeof *m->resident);
-    if (!m->fns || !m->too_much_shared || !m->staged_noted || !m->resident ||
+    if (!m->fns || !m->fns_rounded || !m->too_much_shared || !m->staged_noted || !m->resident ||
         tc_kernel_infos_copy(&m->kernels, k, n) != 0)
         goto fail;
     m->nkernels = n;
     for (unsigned i = 0; i < n; i++) {
         if ((t = cu_module_function(cumod, k[i].name, &m->fns[i], msg)) != TILEC_SUCCESS)
             goto fail;
+        char rounded[1100];
+        snprintf(rounded, sizeof rounded, "%s%s", k[i].name, TC_ROUNDED_SUFFIX);
+        if (k[i].rounded && (t = cu_module_function(cumod, rounded, &m->fns_rounded[i], msg)) != TILEC_SUCCESS)
+            goto fail;
         if (k[i].shared_bytes > (unsigned)rt->dev.max_shared_optin) {
             m->too_much_shared[i] = 1; /* launching it says so */
             continue;
         }
-        if (k[i].shared_bytes > DEFAULT_SHARED_LIMIT &&
-            (t = cu_func_set_max_dynamic_shared(m->fns[i], k[i].shared_bytes, msg)) != TILEC_SUCCESS)
-            goto fail;
-        int per_sm = 0;
-        if (k[i].persistent &&
-            (t = cu_blocks_per_sm(m->fns[i], k[i].threads, k[i].shared_bytes, &per_sm, msg)) != TILEC_SUCCESS)
-            goto fail;
-        /* at least one block: a kernel that fits none fails at its launch, with the driver's reason */
-        m->resident[i] = per_sm > 0 ? (unsigned)per_sm * (unsigned)rt->dev.sm_count : 1;
+        /* each entry of the kernel (the same launch: compiler/entries.c); the blocks that
+         * run at once: the fewer of the two */
+        unsigned resident = 0;
+        for (int e = 0; e < 1 + k[i].rounded; e++) {
+            void *fn = e ? m->fns_rounded[i] : m->fns[i];
+            if (k[i].shared_bytes > DEFAULT_SHARED_LIMIT &&
+                (t = cu_func_set_max_dynamic_shared(fn, k[i].shared_bytes, msg)) != TILEC_SUCCESS)
+                goto fail;
+            int per_sm = 0;
+            if (k[i].persistent &&
+                (t = cu_blocks_per_sm(fn, k[i].threads, k[i].shared_bytes, &per_sm, msg)) != TILEC_SUCCESS)
+                goto fail;
+            /* at least one block: a kernel that fits none fails at its launch, with the driver's reason */
+            unsigned r = per_sm > 0 ? (unsigned)per_sm * (unsigned)rt->dev.sm_count : 1;
+            resident = e && resident < r ? resident : r;
+        }
+        m->resident[i] = resident;
     }
     note_no_tensor_maps(k, n, msg);
     pthread_mutex_lock(&rt->mu);
@@ -1030,7 +1045,13 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         lg[0] = blocks;
         lg[1] = lg[2] = 1;
     }
-    t = cu_launch(mod->fns[i], lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
+    /* the kernel's entry for rounded views where every view comes rounded (staged so) */
+    uint32_t all = 0;
+    for (unsigned m = 0; m < k->ntmaps; m++)
+        all |= TC_TMAP_FLAG_ROUNDED(m);
+    int rounded = k->rounded && k->ntmaps && (tmaps.flags & all) == all;
+    t = cu_launch(rounded ? mod->fns_rounded[i] : mod->fns[i], lg, k->threads, k->shared_bytes, (void *)stream, largs,
+                  &msg);
     free(pargs);
     if (tmaps.nstaged && !noted && t == TILEC_SUCCESS) {
         pthread_mutex_lock(&rt->mu);
@@ -1040,8 +1061,9 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     tc_tmap_args_free(&tmaps); /* staged copies: freed on the stream, after the launch */
     cu_ctx_leave();
     if (t != TILEC_SUCCESS) {
-        sb_printf(&msg, "while launching @%s on grid (%u, %u, %u)%s with %u threads and %u bytes of shared memory\n",
-                  k->name, g[0], g[1], g[2], k->persistent ? " (persistent)" : "", k->threads, k->shared_bytes);
+        sb_printf(&msg, "while launching @%s%s on grid (%u, %u, %u)%s with %u threads and %u bytes of shared memory\n",
+                  k->name, rounded ? " (its entry " TC_ROUNDED_SUFFIX " for views passed rounded)" : "", g[0], g[1],
+                  g[2], k->persistent ? " (persistent)" : "", k->threads, k->shared_bytes);
         return rt_fail(rt, t, &msg);
     }
     return rt_done(rt, TILEC_SUCCESS, &msg); /* its notes (a view staged or not) */

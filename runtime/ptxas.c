@@ -13,6 +13,8 @@
 
 extern char **environ;
 
+enum { PTXAS_MAX_THREADS = 8 }; /* --split-compile: at most one thread per entry point, and this many */
+
 const char *ptxas_path(void)
 {
     const char *p = getenv("TILEC_PTXAS");
@@ -70,12 +72,44 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* The entry points in the PTX (".entry" directives), at most cap. */
+static unsigned count_entries(const char *ptx, size_t len, unsigned cap)
+{
+    unsigned n = 0;
+    for (const char *p = ptx, *end = ptx + len; n < cap && (p = memmem(p, (size_t)(end - p), ".entry ", 7)); p += 7)
+        n++;
+    return n;
+}
+
+/* Runs ptxas with argv, its messages into msgs; its exit status (-1: not run, or killed). */
+static int run(const char *ptxas, char *const argv[], const char *msgs, StrBuf *log)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) {
+        sb_puts(log, "ptxas: posix_spawn_file_actions_init failed\n");
+        return -1;
+    }
+    posix_spawn_file_actions_addopen(&fa, 1, msgs, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int e = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (e != 0) {
+        sb_printf(log, "ptxas: cannot run %s: %s\n", ptxas, strerror(e));
+        return -1;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 tilecResult ptxas_compile(const char *ptxas, const char *ptx, size_t len, int cc_major, int cc_minor, void **cubin,
                           size_t *cubin_len, StrBuf *log)
 {
     *cubin = NULL;
     *cubin_len = 0;
-    char arch[32], dir[] = "/tmp/tilec-ptxas-XXXXXX", in[64], out[64], msgs[64], archopt[48];
+    char arch[32], dir[] = "/tmp/tilec-ptxas-XXXXXX", in[64], out[64], msgs[64], archopt[48], split[32];
     if (!ptx_target(ptx, len, arch, sizeof arch)) {
         sb_puts(log, "ptxas: the PTX names no .target\n");
         return TILEC_ERROR_JIT;
@@ -89,43 +123,39 @@ tilecResult ptxas_compile(const char *ptxas, const char *ptx, size_t len, int cc
     snprintf(msgs, sizeof msgs, "%s/log", dir);
     size_t al = strlen(arch);
     snprintf(archopt, sizeof archopt, "-arch=sm_%d%d%s", cc_major, cc_minor, arch[al - 1] == 'a' ? "a" : "");
+    /* several entry points (compiler/entries.c): ptxas optimizes them on threads at once, the
+     * same SASS (bench/NOTES.md v18); a ptxas without the option (before CUDA 12.x) runs again
+     * without it */
+    unsigned entries = count_entries(ptx, len, PTXAS_MAX_THREADS);
+    snprintf(split, sizeof split, "--split-compile=%u", entries);
     tilecResult t = TILEC_ERROR_JIT;
+    char *m = NULL;
     if (!write_file(in, ptx, len)) {
         sb_printf(log, "ptxas: cannot write %s\n", in);
         goto out;
     }
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0) {
-        sb_puts(log, "ptxas: posix_spawn_file_actions_init failed\n");
-        goto out;
-    }
-    posix_spawn_file_actions_addopen(&fa, 1, msgs, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    char *argv[] = {(char *)ptxas, archopt, "-O3", in, "-o", out, NULL};
-    pid_t pid;
-    int e = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (e != 0) {
-        sb_printf(log, "ptxas: cannot run %s: %s\n", ptxas, strerror(e));
-        goto out;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    char *argv[] = {(char *)ptxas, archopt, "-O3", in, "-o", out, entries > 1 ? split : NULL, NULL};
+    int rc = run(ptxas, argv, msgs, log);
     size_t mlen = 0;
-    char *m = read_file(msgs, &mlen);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        sb_printf(log, "ptxas (%s %s) failed:\n%s", ptxas, archopt, m ? m : "(no output)\n");
+    m = read_file(msgs, &mlen);
+    if (rc != 0 && argv[6] && m && strstr(m, "split-compile")) {
+        argv[6] = NULL;
+        rc = run(ptxas, argv, msgs, log);
         free(m);
+        m = read_file(msgs, &mlen);
+    }
+    if (rc != 0) {
+        if (rc > 0 || m)
+            sb_printf(log, "ptxas (%s %s) failed:\n%s", ptxas, archopt, m ? m : "(no output)\n");
         goto out;
     }
-    free(m);
     *cubin = read_file(out, cubin_len);
     if (!*cubin)
         sb_printf(log, "ptxas: cannot read %s\n", out);
     else
         t = TILEC_SUCCESS;
 out:
+    free(m);
     unlink(in);
     unlink(out);
     unlink(msgs);

@@ -179,15 +179,18 @@ CUresult cuStreamSynchronize(CUstream s)
     return CUDA_SUCCESS;
 }
 
-/* a module has a function of every name asked for; a function is its
- * name, interned (launches record it) */
+/* A module is a copy of its image: PTX text (the fake linker's "cubin" is
+ * the PTX it was given) has the functions its ".entry NAME(" lines name; an
+ * ELF image (a real ptxas's) any function asked for. A function is its
+ * name, interned (launches record it). */
 enum { MAX_FUNCTIONS = 64 };
 static char functions[MAX_FUNCTIONS][64];
 static unsigned nfunctions;
 
-static CUresult new_module(CUmodule *m)
+static CUresult new_module(CUmodule *m, const void *image)
 {
-    *m = malloc(1);
+    const char *text = image;
+    *m = (CUmodule)strdup(!memcmp(text, "\x7f" "ELF", 4) ? "\x7f" "ELF" : text);
     if (!*m)
         return CUDA_ERROR_OUT_OF_MEMORY;
     __atomic_add_fetch(&stats.modules, 1, __ATOMIC_SEQ_CST);
@@ -196,9 +199,8 @@ static CUresult new_module(CUmodule *m)
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
-    (void)image;
     FAULT("cuModuleLoadData");
-    return new_module(m);
+    return new_module(m, image);
 }
 
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *opt, void **val)
@@ -208,8 +210,7 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_op
         jit_log(n, opt, val, "cuModuleLoadDataEx");
         return r;
     }
-    (void)image;
-    return new_module(m);
+    return new_module(m, image);
 }
 
 CUresult cuModuleUnload(CUmodule m)
@@ -221,7 +222,13 @@ CUresult cuModuleUnload(CUmodule m)
 
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    (void)m;
+    const char *text = (const char *)m;
+    if (memcmp(text, "\x7f" "ELF", 4) != 0) {
+        char entry[600];
+        snprintf(entry, sizeof entry, ".entry %s(", name);
+        if (!strstr(text, entry))
+            return CUDA_ERROR_NOT_FOUND;
+    }
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&mu);
     unsigned i = 0;

@@ -136,21 +136,26 @@ static void last_kernels(unsigned n, char *buf, size_t size)
 
 /* What tilecLaunch does before a GEMM (runtime/stage.h): a tf32-rna GEMM
  * whose views are each read by 32 programs, K >= 1024, has both copied
- * rounded first (not with TILEC_PREROUND=0, read when a runtime is made);
- * a tf32-rne GEMM whose A rows are off 16 bytes (K = 4095) has A copied as
- * it is, B left alone. */
+ * rounded first and launches the kernel's entry for rounded views
+ * (mm$rounded); not with TILEC_PREROUND=0 (read when a runtime is made),
+ * nor where the pool has no memory for the copies (the kernel's own entry,
+ * which rounds); a tf32-rne GEMM whose A rows are off 16 bytes (K = 4095)
+ * has A copied as it is, B left alone, and has one entry. */
 START_TEST(launch_copies_views_first)
 {
     static const struct {
         const char *precision, *preround;
         int32_t k;
+        int no_pool_memory;
         unsigned launches;
         const char *kernels;
     } cases[] = {
-        {"--precision=tf32-rna", NULL, 4096, 3, "tilec_stage_b32_rna tilec_stage_b32_rna mm"},
-        {"--precision=tf32-rna", "0", 4096, 1, "mm"},
-        {"--precision=tf32-rne", NULL, 4095, 2, "tilec_stage_b32 mm"},
-        {"--precision=tf32-rne", NULL, 4096, 1, "mm"},
+        {"--precision=tf32-rna", NULL, 4096, 0, 3, "tilec_stage_b32_rna tilec_stage_b32_rna mm$rounded"},
+        {"--precision=tf32-rna", "0", 4096, 0, 1, "mm"},
+        {"--precision=tf32-rna", NULL, 4096, 1, 1, "mm"},
+        {"--precision=tf32-rna", NULL, 64, 0, 1, "mm"}, /* small K: not worth the copies */
+        {"--precision=tf32-rne", NULL, 4095, 0, 2, "tilec_stage_b32 mm"},
+        {"--precision=tf32-rne", NULL, 4096, 0, 1, "mm"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tilecRuntimeDestroy(&rt);
@@ -167,7 +172,10 @@ START_TEST(launch_copies_views_first)
         void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
         const unsigned grid[3] = {32, 32, 1};
         unsigned before = fake->launches;
+        if (cases[i].no_pool_memory)
+            inject("cuMemAllocFromPoolAsync", 2, -1); /* CUDA_ERROR_OUT_OF_MEMORY */
         tilecResult r = tilecLaunch(m, "mm", grid, NULL, args);
+        inject("", 0, 0);
         const char *log = "";
         tilecRuntimeGetLog(rt, &log);
         ck_assert_msg(r == TILEC_SUCCESS, "case %zu: %s", i, log);

@@ -2,7 +2,9 @@
  * runtime/ptxas.c: which ptxas the runtime picks (TILEC_PTXAS, the
  * toolkit's default, off), and running it: a cubin for the device's compute
  * capability from good PTX (an ELF image), TILEC_ERROR_JIT with ptxas's own
- * message from bad PTX, no temporary files left behind. Without an
+ * message from bad PTX, no temporary files left behind; PTX with several
+ * entry points compiled with --split-compile, and again without it by a
+ * ptxas that does not know the option. Without an
  * installed ptxas only the first case can run: the test then reports itself
  * skipped (77).
  */
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/ptxas.h"
@@ -98,6 +101,64 @@ START_TEST(compiles_and_fails_cleanly)
 }
 END_TEST
 
+/* Two entries: both in the cubin. A ptxas that refuses --split-compile
+ * (as one before CUDA 12.x would; a script in front of the real one that
+ * notes its arguments): the same PTX compiles on the second try. */
+START_TEST(several_entries)
+{
+    unsetenv("TILEC_PTXAS");
+    const char *ptxas = ptxas_path();
+    ck_assert_ptr_nonnull(ptxas);
+    static const char two[] = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                              ".visible .entry first_k()\n{\n\tret;\n}\n"
+                              ".visible .entry second_k()\n{\n\tret;\n}\n";
+    StrBuf log;
+    sb_init(&log);
+    void *cubin = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(ptxas_compile(ptxas, two, strlen(two), 9, 0, &cubin, &len, &log), TILEC_SUCCESS);
+    ck_assert_ptr_nonnull(memmem(cubin, len, "first_k", 7));
+    ck_assert_ptr_nonnull(memmem(cubin, len, "second_k", 8));
+    free(cubin);
+
+    char dir[] = "/tmp/tilec-test-old-ptxas-XXXXXX", script[96], args[96], line[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(script, sizeof script, "%s/ptxas", dir);
+    snprintf(args, sizeof args, "%s/args", dir);
+    FILE *f = fopen(script, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\necho \"$*\" >> %s\n"
+               "case \"$*\" in *split-compile*) echo \"ptxas fatal   : Unknown option '-split-compile'\"; exit 255;; esac\n"
+               "exec %s \"$@\"\n", args, ptxas);
+    fclose(f);
+    chmod(script, 0700);
+    ck_assert_int_eq(ptxas_compile(script, two, strlen(two), 9, 0, &cubin, &len, &log), TILEC_SUCCESS);
+    free(cubin);
+    f = fopen(args, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_ptr_nonnull(strstr(line, "--split-compile=2"));
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_ptr_null(strstr(line, "split-compile"));
+    ck_assert_ptr_null(fgets(line, sizeof line, f)); /* twice, no more */
+    fclose(f);
+    /* one entry: no split, one run */
+    remove(args);
+    ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_SUCCESS);
+    free(cubin);
+    f = fopen(args, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_ptr_null(strstr(line, "split-compile"));
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
+    remove(args);
+    remove(script);
+    rmdir(dir);
+    sb_free(&log);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ptxas");
@@ -107,6 +168,8 @@ int main(void)
     int have = ptxas_path() != NULL;
     if (have)
         tcase_add_test(tc, compiles_and_fails_cleanly);
+    if (have)
+        tcase_add_test(tc, several_entries);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
