@@ -1,16 +1,16 @@
 /*
  * Pre-rounding (runtime/stage.h): a tf32-rna GEMM whose views the runtime
  * stages rounded to tf32 (TILEC_PREROUND=1) must give the same bits as the
- * same kernel rounding them itself (TILEC_PREROUND=0): the kernel then
- * skips its own rounding (the rounding warpgroup's pass over A, the
- * consumers' over B's fragments), so a launch whose views were not all
- * rounded, or a kernel that skipped too much, shows as a difference. On
+ * same kernel rounding them itself (TILEC_PREROUND=0): the launch then
+ * takes the kernel's entry for rounded views (gemm$rounded), which skips
+ * the rounding (the rounding warpgroup's pass over A, the consumers' over
+ * B's fragments), so a launch whose views were not all rounded, or an
+ * entry that skipped too much, shows as a difference. On
  * inputs with exact ties (the low 13 bits 0x1000, where RNA and RNE part),
  * Inf and NaN, for the sm_90a tiles the benchmark uses (128x256 and
- * 128x128 with 8 warps: one producer warpgroup copies, one rounds, in a
- * loop version of each kind), 64x64 with 4, and 128x128 with
- * -fno-wgmma-roles (each producer both copies and rounds, checking the
- * flags at every step), on aligned views, on views read from k 2 (no TMA
+ * 128x128 with 8 warps: one producer warpgroup copies, one rounds),
+ * 64x64 with 4, and 128x128 with
+ * -fno-wgmma-roles (each producer both copies and rounds), on aligned views, on views read from k 2 (no TMA
  * box starts there: the kernel's own copies of the rounded views) and on
  * views with odd row strides (staged either way). Each run must be noted
  * in the runtime's log as rounded or not, and both must match an fp64

@@ -148,7 +148,7 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
                           .sb = {.param = 1, .value = -9}};
     kernels[0] = (TcKernelInfo){.name = "gemm", .threads = 256, .shared_bytes = 99328 + seed,
                                 .grid = {0, 0, 0}, .nparams = 3, .params = params_a, .ntmaps = 2,
-                                .tmaps = tmaps_a};
+                                .tmaps = tmaps_a, .rounded = 1};
     kernels[1] = (TcKernelInfo){.name = "scale", .threads = 128, .shared_bytes = 0,
                                 .grid = {4, 2, 1}, .persistent = 1, .nparams = 1, .params = params_b};
     sprintf(ptx, ".version 8.0\n.target sm_90a\n// entry %u\n", seed);
@@ -199,6 +199,7 @@ static void assert_entry_eq(const TcCacheEntry *a, const TcCacheEntry *b)
         ck_assert_uint_eq(x->shared_bytes, y->shared_bytes);
         ck_assert_mem_eq(x->grid, y->grid, sizeof x->grid);
         ck_assert_uint_eq(x->persistent, y->persistent);
+        ck_assert_uint_eq(x->rounded, y->rounded);
         ck_assert_uint_eq(x->nparams, y->nparams);
         for (unsigned j = 0; j < x->nparams; j++)
             ck_assert(tir_type_eq(x->params[j], y->params[j]));

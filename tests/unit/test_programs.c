@@ -122,8 +122,8 @@ static TcKernelInfo cadd(int bn, TirPrecision precision, int stages, int *ok)
 }
 
 /* The epilogue's shared memory lies above the stages once (tf32-rna's two
- * consumer loops, for views that come rounded or not, do not stack it
- * twice: the same need as tf32-rne's); where
+ * entry points, for views that come rounded or not, take the same launch
+ * and the same need as tf32-rne's one); where
  * stages and epilogue exceed the limit together, the kernel compiles one
  * program per block instead of failing. */
 START_TEST(epilogue_memory)
@@ -133,6 +133,8 @@ START_TEST(epilogue_memory)
     ck_assert_uint_eq(rna.persistent, 1);
     ck_assert_uint_eq(rne.persistent, 1);
     ck_assert_uint_eq(rna.shared_bytes, rne.shared_bytes);
+    ck_assert_uint_eq(rna.rounded, 1); /* compiler/entries.c: a second entry, the same launch */
+    ck_assert_uint_eq(rne.rounded, 0);
     TcKernelInfo big = cadd(256, PREC_TF32_RNA, 0, &ok);
     ck_assert_uint_eq(big.persistent, 0);
     ck_assert_uint_le(big.shared_bytes, 227 * 1024);

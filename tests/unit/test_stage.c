@@ -289,7 +289,7 @@ END_TEST
 /* Only tf32-rna's maps take rounded views: rne's TMA copies round
  * themselves, trunc reads the values as they are (3xtf32 at this tile
  * takes no maps: the generic lowering); and not with -fwgmma-round-b,
- * whose rounding warpgroup rounds B too (no second consumer loop). */
+ * whose rounding warpgroup rounds B too (no entry for rounded views). */
 START_TEST(compiler_rounds_rna_only)
 {
     static const TirPrecision others[] = {PREC_TF32_RNE, PREC_TF32_TRUNC};
