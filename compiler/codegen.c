@@ -56,7 +56,35 @@ static void init_nvptx(void)
     /* the C API parses with a null error stream: an LLVM without one of
      * these options ignores it (no message, no exit) */
     LLVMParseCommandLineOptions(sizeof llvm_args / sizeof llvm_args[0], llvm_args, NULL);
+    /* an empty module through the whole pipeline, so that the globals LLVM
+     * makes at first use (its timer groups and their lock, pass registries)
+     * are made here, once, before entries.c's threads use them: their lazy
+     * creation is safe, but through atomics in LLVM's own code, which
+     * ThreadSanitizer cannot see (it reported a race there) */
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &err) == 0) {
+        LLVMContextRef ctx = LLVMContextCreate();
+        LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("tilec-init", ctx);
+        LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, "sm_90a", "+ptx80", LLVMCodeGenLevelDefault,
+                                                          LLVMRelocDefault, LLVMCodeModelDefault);
+        LLVMSetTarget(mod, triple);
+        LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+        LLVMErrorRef perr = LLVMRunPasses(mod, "function(sroa,early-cse,instcombine<no-verify-fixpoint>,gvn)", tm, pbo);
+        if (perr)
+            LLVMConsumeError(perr);
+        LLVMDisposePassBuilderOptions(pbo);
+        LLVMMemoryBufferRef buf = NULL;
+        if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &buf) == 0)
+            LLVMDisposeMemoryBuffer(buf);
+        LLVMDisposeTargetMachine(tm);
+        LLVMDisposeModule(mod);
+        LLVMContextDispose(ctx);
+    }
+    LLVMDisposeMessage(err);
 }
+
+void tc_codegen_init(void) { pthread_once(&init_once, init_nvptx); }
 
 static double now_ms(void)
 {
@@ -74,7 +102,7 @@ static char *take_message(char *msg)
 
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
 {
-    pthread_once(&init_once, init_nvptx);
+    tc_codegen_init();
     const char *cpu = NULL, *features = NULL;
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
         if (targets[i].arch == L->o->arch) {

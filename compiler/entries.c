@@ -187,6 +187,8 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     for (uint32_t i = 0; i < n; i++)
         diag_init(&e[i].d, d->file, d->src, d->srclen);
 
+    if (n > 1)
+        tc_codegen_init();
     Work w = {.m = m, .o = o, .e = e, .n = n};
     atomic_init(&w.next, 0);
     run_entries(&w, o->jobs);

@@ -235,5 +235,8 @@ int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki);
 
 /* codegen.c */
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);
+/* LLVM's one-time set-up (its NVPTX target, options, the globals it makes
+ * at first use); tc_codegen calls it, entries.c before its threads start. */
+void tc_codegen_init(void);
 
 #endif
