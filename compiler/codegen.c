@@ -60,7 +60,8 @@ static void init_nvptx(void)
      * makes at first use (its timer groups and their lock, pass registries)
      * are made here, once, before entries.c's threads use them: their lazy
      * creation is safe, but through atomics in LLVM's own code, which
-     * ThreadSanitizer cannot see (it reported a race there) */
+     * ThreadSanitizer cannot see (it reported a race there); ~0.5 ms once
+     * per process */
     LLVMTargetRef target;
     char *err = NULL;
     if (LLVMGetTargetFromTriple(triple, &target, &err) == 0) {
