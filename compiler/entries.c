@@ -179,9 +179,11 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
         diag_error(d, (TirLoc){0}, "out of memory");
         return -1;
     }
-    for (uint32_t k = 0; k < m->nkernels; k++)
-        for (int r = 0; r < 1 + lw_has_rounded_entry(m, o, k); r++)
-            e[n++] = (Entry){.kernel = k, .rounded = r};
+    for (uint32_t k = 0; k < m->nkernels; k++) {
+        e[n++] = (Entry){.kernel = k};
+        if (lw_has_rounded_entry(m, o, k))
+            e[n++] = (Entry){.kernel = k, .rounded = 1};
+    }
     if (!n) /* no kernel: the PTX header alone */
         e[n++] = (Entry){.kernel = UINT32_MAX};
     for (uint32_t i = 0; i < n; i++)

@@ -101,6 +101,25 @@ START_TEST(compiles_and_fails_cleanly)
 }
 END_TEST
 
+/* The file of arguments the fake ptxas wrote holds n runs, run i with
+ * split[i] among its arguments (NULL: no --split-compile); removed after. */
+static void check_runs(const char *args, const char *const *split, int n)
+{
+    char line[512];
+    FILE *f = fopen(args, "r");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < n; i++) {
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        if (split[i])
+            ck_assert_ptr_nonnull(strstr(line, split[i]));
+        else
+            ck_assert_ptr_null(strstr(line, "split-compile"));
+    }
+    ck_assert_ptr_null(fgets(line, sizeof line, f)); /* no more runs */
+    fclose(f);
+    remove(args);
+}
+
 /* Two entries: both in the cubin. A ptxas that refuses --split-compile
  * (as one before CUDA 12.x would; a script in front of the real one that
  * notes its arguments): the same PTX compiles on the second try. */
@@ -121,7 +140,7 @@ START_TEST(several_entries)
     ck_assert_ptr_nonnull(memmem(cubin, len, "second_k", 8));
     free(cubin);
 
-    char dir[] = "/tmp/tilec-test-old-ptxas-XXXXXX", script[96], args[96], line[512];
+    char dir[] = "/tmp/tilec-test-old-ptxas-XXXXXX", script[96], args[96];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(script, sizeof script, "%s/ptxas", dir);
     snprintf(args, sizeof args, "%s/args", dir);
@@ -132,27 +151,15 @@ START_TEST(several_entries)
                "exec %s \"$@\"\n", args, ptxas);
     fclose(f);
     chmod(script, 0700);
+    /* the runs the script saw, each line its arguments: the first with the option, the second without */
+    static const char *const split_runs[] = {"--split-compile=2", NULL}, *const one_run[] = {NULL};
     ck_assert_int_eq(ptxas_compile(script, two, strlen(two), 9, 0, &cubin, &len, &log), TILEC_SUCCESS);
     free(cubin);
-    f = fopen(args, "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_ptr_nonnull(strstr(line, "--split-compile=2"));
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_ptr_null(strstr(line, "split-compile"));
-    ck_assert_ptr_null(fgets(line, sizeof line, f)); /* twice, no more */
-    fclose(f);
-    /* one entry: no split, one run */
-    remove(args);
+    check_runs(args, split_runs, 2);
+    /* one entry: no option, one run */
     ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_SUCCESS);
     free(cubin);
-    f = fopen(args, "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_ptr_null(strstr(line, "split-compile"));
-    ck_assert_ptr_null(fgets(line, sizeof line, f));
-    fclose(f);
-    remove(args);
+    check_runs(args, one_run, 1);
     remove(script);
     rmdir(dir);
     sb_free(&log);
