@@ -1,6 +1,8 @@
 /*
- * Lowering driver: builds one LLVM function per kernel (ptx_kernel calling
- * convention, line info from each op's source location), walks the blocks
+ * Lowering driver: builds the LLVM function of one kernel entry point in a
+ * module of its own (lw_lower_entry; compiler/entries.c runs the entries of
+ * a module, several at once) (ptx_kernel calling convention, line info from
+ * each op's source location), walks the blocks
  * and dispatches each op to lower_<OP>() through a table made from
  * ir/ops.h. Loops become LLVM loops whose phis carry every register of the
  * loop-carried tiles. A persistent kernel's body goes inside a loop over

@@ -6,8 +6,11 @@
  *   wgmma (pass_wgmma.c)          sm_90a: marks GEMM loops for the wgmma pipeline
  *   precision (pass_precision.c)  f32 dots -> explicit TF32 rounding / 3xTF32 split
  *   prefetch (pass_prefetch.c)    loop loads issued one iteration ahead
- *   lower (lower*.c)              tile IR -> LLVM IR (NVPTX)
- *   optimize + codegen (codegen.c) LLVM new pass manager, NVPTX -> PTX
+ *   entries (entries.c)           each kernel entry point (tf32-rna: two) on a thread
+ *                                 of its own, in an LLVM context of its own, through:
+ *     lower (lower*.c)              tile IR -> LLVM IR (NVPTX)
+ *     optimize + codegen (codegen.c) LLVM new pass manager, NVPTX -> PTX
+ *                                 then the entries' PTX joined into one module
  *
  * --dump-after=all|<pass> records the tile IR after the named passes.
  */
