@@ -183,6 +183,8 @@ START_TEST(launch_copies_views_first)
         last_kernels(fake->launches - before, got, sizeof got);
         ck_assert_msg(fake->launches - before == cases[i].launches && !strcmp(got, cases[i].kernels),
                       "case %zu: launched '%s', expected '%s'; log: %s", i, got, cases[i].kernels, log);
+        int said = strstr(log, "launched its entry mm$rounded") != NULL; /* the log says which entry ran */
+        ck_assert_msg(said == (strstr(cases[i].kernels, "mm$rounded") != NULL), "case %zu: log: %s", i, log);
         ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
         ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
     }
