@@ -1,6 +1,7 @@
 # session 15, prepared for the next device call (no device was lent in sessions 14 and 15). Pack with
 # `OLD=76badf0 bench/device/pack.sh` (session 13's commit, the last one timed on a GPU), run with
-# carry ["carry"]: `bash bench/results/2026-12-06-v18/notrun_go1.sh`. Replaces ../2026-12-05-v17/notrun_go1.sh (its
+# carry ["carry"]: `bash bench/results/2026-12-06-v18/notrun_go1.sh`, then notrun_go2.sh (more tests) and
+# notrun_go3.sh (the timings) in calls of their own (each within the 10-minute limit of a call). Replaces ../2026-12-05-v17/notrun_go1.sh (its
 # -fwgmma-round-b item is moot: the rounded-views entry point gives the one-body compile without it).
 # 1. Correctness, never run on a GPU: session 14's predicated checked stores and 200-register consumers;
 #    session 15's entry point for rounded views (gemm$rounded), which every pre-rounded tf32-rna launch
@@ -17,20 +18,5 @@ run() { local name=$1 lim=$2; shift 2; ( timeout $lim "$@" > $OUT/$name.log 2>&1
 run t_preround 120 $B/bin/gpu_test_preround
 run t_persistent 120 $B/bin/gpu_test_persistent
 run t_gemm 200 $B/bin/gpu_test_gemm
-TILEC_TEST_COPT=-fno-persistent run t_gemm_n 200 $B/bin/gpu_test_gemm
-for t in ops autotune faults accuracy; do run t_$t 120 $B/bin/gpu_test_$t; done
-TILEC_GPU_QUICK=1 TILEC_PERSIST_BLOCKS=3 run memcheck 150 compute-sanitizer --tool memcheck $B/bin/gpu_test_gemm
-bb() { timeout 120 "$@" --no-cublas --archs=sm_90a --target-ms=40 --warmup-ms=100 --compile-runs=3 \
-  --shapes=8192,4096,8191x8193x8190,4096x4096x64 --modes=tf32-rna,tf32-rne --cfg=128x256x32w8g8,128x128x32w8g8 2>&1 | grep -E '^[0-9]+x|rror|^process|^jit|^compile'; }
-for r in 1 2; do
-  echo "old $(cat $OLD_B/COMMIT)"; LD_LIBRARY_PATH=$OLD_B:$LD_LIBRARY_PATH bb $OLD_B/bench_gemm --tilec=$OLD_B/tilec_static
-  echo new; bb $B/bin/bench_gemm --tilec=$B/tilec
-done > $OUT/ab.log; cat $OUT/ab.log
-$B/bin/bench_gemm --source=f32 --cfg=128x256x32w8g8 > $OUT/g256.tir
-for r in 1 2 3; do
-  /usr/bin/time -f "old tilec %e s" $OLD_B/tilec_static $OUT/g256.tir -o $OUT/o.ptx
-  /usr/bin/time -f "old ptxas %e s" ptxas -arch=sm_90a $OUT/o.ptx -o $OUT/o.cubin
-  /usr/bin/time -f "new tilec %e s" $B/tilec $OUT/g256.tir -o $OUT/n.ptx
-  /usr/bin/time -f "new ptxas --split-compile=2 %e s" ptxas -arch=sm_90a --split-compile=2 $OUT/n.ptx -o $OUT/n.cubin
-done 2>&1 | tee $OUT/compile.log
+for t in ops faults; do run t_$t 60 $B/bin/gpu_test_$t; done
 echo "t=$((SECONDS-S))"
