@@ -57,6 +57,13 @@ typedef struct {
                                 * timings mixed): with TMA, tf32-trunc/rne's consumers wait on the barriers
                                 * the copies complete on, with no producer warpgroup between
                                 * (nothing to round) */
+    int wgmma_tma_only;        /* experimental (-fwgmma-tma-only; not run on a GPU yet): with TMA, the
+                                * pipeline has no copies of its own (and tf32-rne no rounding of its
+                                * own) where the compiler proves every program's boxes aligned (the
+                                * loop's first k a constant, B's first column a known multiple of the
+                                * panel): a launch must then pass every map encoded
+                                * (TcKernelInfo.tma_required), else the kernel traps. Compiles in about
+                                * two thirds of the time (bench/NOTES.md v18) */
     int persistent;            /* -fpersistent: a grid of as many blocks as the GPU runs at once, each
                                 * taking the launch's programs in turn (program b, then b + the blocks
                                 * launched, ...); a GEMM pipeline's producers then copy the next
@@ -169,6 +176,8 @@ typedef struct {
     TirType *params;       /* nparams types */
     unsigned ntmaps;
     TcTmap *tmaps;         /* ntmaps */
+    unsigned char tma_required; /* -fwgmma-tma-only applied: a launch must pass every tensor map
+                                 * encoded (flag bits 0 .. ntmaps - 1 set), else the kernel traps */
     unsigned char rounded; /* the PTX has a second entry, name TC_ROUNDED_SUFFIX, with the same
                             * parameters, launch shape and shared memory, for launches whose views
                             * all come rounded (every map's TC_TMAP_FLAG_ROUNDED; only kernels whose

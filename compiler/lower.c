@@ -389,8 +389,9 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
                   t[i].round ? ", its view may come rounded to tf32 (rna)" : "");
         rounds |= t[i].round;
     }
-    sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (0: the kernel copies without TMA)",
-              kernel, nparams + L->ntmaps);
+    sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (%s)", kernel, nparams + L->ntmaps,
+              L->tmaps_required ? "all required: compiled with -fwgmma-tma-only, the kernel traps without them"
+                                : "0: the kernel copies without TMA");
     if (rounds)
         sb_printf(&b, "; bit 16 + i = its view holds values rounded to tf32 (rna%s%s%s)",
                   L->rounded_views ? "" : "; all set: launch ", L->rounded_views ? "" : tir_str(L->m, L->k->name),
@@ -423,6 +424,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->tma_param0 = k->nparams;
     L->tmaps_round = L->ntmaps == 2 && tmaps[0].round && tmaps[1].round;
     L->tmaps_pre = 0;
+    L->tmaps_required = 0;
     L->persist = lw_persist_mode(L, k, launch);
     L->role = L->stop = 0;
     L->smem_floor = 0;
@@ -540,6 +542,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     info->shared_bytes = dyn;
     memcpy(info->grid, k->grid, sizeof info->grid);
     info->persistent = L->persist != 0;
+    info->tma_required = (unsigned char)L->tmaps_required;
     info->nparams = k->nparams;
     info->params = calloc(k->nparams + 1, sizeof *info->params);
     if (!info->name || !info->params)

@@ -89,6 +89,7 @@ typedef struct Lower {
     uint32_t ntmaps, tma_param0; /* hidden tensor-map parameters (wgmma_tma_maps) and the first's index */
     int tmaps_round;             /* every map has TcTmap.round: a launch may pass the views rounded */
     int tmaps_pre;               /* the pipeline took them so (Pipe.pre); else TcTmap.round is cleared */
+    int tmaps_required;          /* the pipeline copies by TMA only (Pipe.tma_only) */
     /* -fpersistent (lower.c, lw_programs): the kernel loops over the launch's programs */
     int persist;                 /* 0: one program per block; PERSIST_LOOP, PERSIST_ROLES */
     uint32_t grid_param0;        /* the hidden parameters: the launch's grid, 3 x i32 */

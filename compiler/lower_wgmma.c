@@ -651,7 +651,7 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                       : P->round_b ? "; A and B rounded in shared memory by the producers"
                                    : "; A rounded (split) in shared memory by the producers, B by the consumers "
                                      "in registers";
-    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s",
+    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s%s",
                 P->bm, P->bn, P->stages, P->consumers / WARPGROUP, P->producers, P->producers > 1 ? "s" : "",
                 P->roles ? " (one issues the copies, one finishes each step)" : "",
                 P->tma ? "; TMA copies through tensor maps in hidden parameters (the kernel's own copies where a "
@@ -659,6 +659,7 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                        : "",
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
+                P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",
                 P->pre ? "; a second entry point for launches that pass A and B rounded (no rounding then)" : "");
 }
 
@@ -724,6 +725,9 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     *raw_bytes = 0;
     if (!P.swapped && !P.ss)
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
+    if (P.tma && L->o->wgmma_tma_only && (P.swapped || P.ss))
+        P.tma_only = wg_tma_boxes_aligned(m, loop, &m->insts[tir_value_def_inst(m, da[0])],
+                                          &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128);
     /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
     return P;
@@ -776,9 +780,23 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
             *(o ? &P.batch_b : &P.batch_a) = LLVMBuildIntCast2(b, bi, L->t_i32, 1, "");
         }
         L->tmaps_pre |= P.pre;
+        if (P.tma_only) { /* no copies of its own: a program the maps cannot serve stops here */
+            LLVMValueRef bad = LLVMBuildNot(b, P.use_tma, "");
+            lw_asm(L, void_t(L), "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p trap;\n\t}",
+                   "r,~{memory}", (LLVMValueRef[]){LLVMBuildZExt(b, bad, L->t_i32, "")}, 1, SE);
+            P.use_tma = LLVMConstInt(L->t_i1, 1, 0);
+            L->tmaps_required = 1;
+        }
     }
-    if (L->o->remarks && L->role != LW_PRODUCERS && !L->rounded_views) /* after P.pre; once a kernel */
+    if (L->o->remarks && L->role != LW_PRODUCERS && !L->rounded_views) { /* after P.pre; once a kernel */
         pipe_remark(&P, in.loc);
+        if (L->o->wgmma_tma_only && !P.tma_only)
+            diag_remark(L->d, in.loc, "-fwgmma-tma-only does not apply: %s",
+                        !P.tma ? "the pipeline takes no tensor maps"
+                               : "no proof that every program's boxes start on 16 bytes (the loop's first k a "
+                                 "constant multiple of 16 bytes, B's first column a known multiple of its "
+                                 "box's; no batched view): the kernel keeps its own copies");
+    }
 
     /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
      * full[], empty[] and (swapped) landed[] */

@@ -62,6 +62,9 @@ typedef struct {
     int direct;           /* tma, tf32-trunc/rne (nothing to round): under TMA the consumers wait on
                            * landed[] alone, where the copies complete; no producer finishes a step */
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
+    int tma_only;         /* -fwgmma-tma-only where it applies (wg_tma_boxes_aligned): no version
+                           * without TMA (use_tma is true; a program for which it would not be
+                           * traps) */
     int pre;              /* tf32-rna, maps with TcTmap.round: a launch may pass A's and B's views
                            * rounded; the kernel then has a second entry point for them
                            * (L->rounded_views, compiler/entries.c), where the rounding warpgroup
@@ -174,6 +177,12 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
  * coordinates (A's first k, B's first column) fall on 16 bytes (f32
  * 8-column panels: on a panel). */
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
+/* Whether every program's TMA boxes are provably aligned (-fwgmma-tma-only
+ * applies): neither view batched, the loop's first k a constant multiple of
+ * 16 bytes, and B's first column a known multiple of what its box needs
+ * (a product with a constant, sums of such, constants). */
+int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
+                         int b128);
 /* i1: x .. x + n fit in i32 (x i64). */
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n);
 /* The tensor maps' addresses, once per producer thread. */

@@ -270,12 +270,15 @@ void ss_producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBuilderRef b = L->b;
     LLVMValueRef lt = LLVMBuildSub(L->b, L->tid, c32(L, P->consumers), "");
     if (P->tma) {
-        LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma");
+        /* (with TMA only, no version without it: use_tma is true) */
+        LLVMBasicBlockRef tbb = P->tma_only ? NULL : LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma");
         LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma.issue");
         LLVMBasicBlockRef idle = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.idle");
-        LLVMBasicBlockRef gbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copies");
-        LLVMBuildCondBr(b, P->use_tma, tbb, gbb);
-        LLVMPositionBuilderAtEnd(b, tbb);
+        LLVMBasicBlockRef gbb = P->tma_only ? NULL : LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copies");
+        if (tbb) {
+            LLVMBuildCondBr(b, P->use_tma, tbb, gbb);
+            LLVMPositionBuilderAtEnd(b, tbb);
+        }
         LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lt, c32(L, 0), ""), one, idle);
         LLVMPositionBuilderAtEnd(b, idle);
         wg_producer_exit(L);
@@ -286,6 +289,8 @@ void ss_producer(Pipe *P, const Access *xa, const Access *xb)
         wg_tma_issue(P, xa, xb, lt0.i);
         wg_loop_close(L, &lt0);
         wg_producer_exit(L);
+        if (!gbb)
+            return;
         LLVMPositionBuilderAtEnd(b, gbb);
     }
     Loop lp = wg_loop_open(L, "prod");

@@ -414,12 +414,14 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     LLVMValueRef off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, lt, c32(L, 4), ""), "");
     /* chunks per thread; none to round for tf32-trunc (the tensor cores
      * truncate) and ieee (the FMA consumers read fp32) */
-    uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE || (P->pre && L->rounded_views)
+    /* tf32-rne's TMA copies round (TFLOAT32 maps): with TMA only, nothing is left to round */
+    int rne_by_tma = P->tma_only && P->prec == PREC_TF32_RNE;
+    uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE || (P->pre && L->rounded_views) || rne_by_tma
                           ? 0
                           : P->bm * ROW_BYTES / 16 / WARPGROUP;
     /* tf32-rne's TMA copies rounded both tiles already (-fno-wgmma-tma-direct);
      * tf32-rna's entry for views that come rounded (P->pre) has none to round */
-    LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE
+    LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE && !rne_by_tma
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
@@ -429,7 +431,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
             off[i] = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
         swp_round_chunks(P, off, n, P->bm * ROW_BYTES);
     }
-    if (P->round_b) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
+    if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
         uint32_t per_row = P->bn / 4, chunks_b = 32 * per_row / WARPGROUP;
         LLVMValueRef b0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
         for (uint32_t i0 = 0; i0 < chunks_b; i0 += 4) {
@@ -517,10 +519,13 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     if (P->tma) { /* TMA where the launch allows it, else the copies that take any operands */
-        LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma");
-        LLVMBasicBlockRef gbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copies");
-        LLVMBuildCondBr(b, P->use_tma, tbb, gbb);
-        LLVMPositionBuilderAtEnd(b, tbb);
+        LLVMBasicBlockRef gbb = NULL;
+        if (!P->tma_only) {
+            LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma");
+            gbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copies");
+            LLVMBuildCondBr(b, P->use_tma, tbb, gbb);
+            LLVMPositionBuilderAtEnd(b, tbb);
+        }
         /* P->direct: nothing to finish (the consumers wait on landed[]) */
         int twork = P->direct ? work & DO_ISSUE : work;
         if (twork == DO_ISSUE) { /* the copier warpgroup: its first thread alone */
@@ -532,6 +537,8 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
         P->tma_now = 1;
         swp_steps(P, xa, xb, ac, first, stride, lt, mine, twork & DO_FINISH ? total : mine, lag, twork);
         P->tma_now = 0;
+        if (!gbb)
+            return;
         LLVMPositionBuilderAtEnd(b, gbb);
         swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
         return;

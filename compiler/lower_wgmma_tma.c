@@ -192,6 +192,55 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
     return LLVMBuildAnd(b, both, ok, "tma");
 }
 
+/* How many low bits of integer value v are known zero (at most 31): from
+ * constants through products, sums, differences, negation, min and max;
+ * anything else (a parameter, program_id, a loop's variable) none. */
+static uint32_t known_zero_bits(const TirModule *m, uint32_t v, int depth)
+{
+    uint32_t i = tir_value_def_inst(m, v);
+    if (!i || depth > 16)
+        return 0;
+    const TirInst *in = &m->insts[i];
+    const uint32_t *a = tir_args(m, in);
+    uint32_t x, y;
+    switch (in->op) {
+    case OP_CONST: {
+        uint64_t c = (uint64_t)in->i64;
+        uint32_t n = 0;
+        while (n < 31 && !(c >> n & 1))
+            n++;
+        return n;
+    }
+    case OP_MUL:
+        x = known_zero_bits(m, a[0], depth + 1) + known_zero_bits(m, a[1], depth + 1);
+        return x > 31 ? 31 : x;
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MIN:
+    case OP_MAX:
+        x = known_zero_bits(m, a[0], depth + 1);
+        y = known_zero_bits(m, a[1], depth + 1);
+        return x < y ? x : y;
+    case OP_NEG:
+        return known_zero_bits(m, a[0], depth + 1);
+    default:
+        return 0;
+    }
+}
+
+int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
+                         int b128)
+{
+    /* as wg_tma_usable's test: A's first k on ka elements, B's first column on cb */
+    uint32_t ka = ss ? 8 : 4, cb = ss ? 8 : b128 ? 4 : 8;
+    const uint32_t *lb = tir_args(m, ldb);
+    if (lda->nargs != 3 || ldb->nargs != 3) /* a batched view: its batch's range is not known */
+        return 0;
+    uint32_t lo = tir_args(m, loop)[0], i = tir_value_def_inst(m, lo);
+    return i && m->insts[i].op == OP_CONST && m->insts[i].i64 % ka == 0 &&
+           (1u << known_zero_bits(m, lb[2], 0)) % cb == 0;
+}
+
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n)
 {
     LLVMBuilderRef b = L->b;

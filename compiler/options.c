@@ -58,6 +58,7 @@ static const struct {
     {"wgmma-tma", offsetof(TcOptions, wgmma_tma)},
     {"wgmma-tma-b128", offsetof(TcOptions, wgmma_tma_b128)},
     {"wgmma-tma-direct", offsetof(TcOptions, wgmma_tma_direct)},
+    {"wgmma-tma-only", offsetof(TcOptions, wgmma_tma_only)},
     {"persistent", offsetof(TcOptions, persistent)},
 };
 

@@ -1021,11 +1021,33 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     pthread_mutex_lock(&rt->mu);
     int noted = mod->staged_noted[i];
     pthread_mutex_unlock(&rt->mu);
+    /* a kernel without copies of its own (-fwgmma-tma-only) has every view staged that no map
+     * describes as it is, whatever the reuse */
     TcStageCtx stage = {rt->stage_pool, k->ntmaps ? stage_kernels(rt, &msg) : NULL, (void *)stream,
-                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround, noted};
+                        rt->stage_always || k->tma_required ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2],
+                        rt->preround, noted};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
+    }
+    uint32_t encoded = k->ntmaps ? (1u << k->ntmaps) - 1 : 0;
+    if (k->tma_required && (tmaps.flags & encoded) != encoded) {
+        unsigned missing = 0;
+        for (unsigned m = 0; m < k->ntmaps; m++)
+            missing += !(tmaps.flags & (1u << m));
+        sb_printf(&msg, "tilecLaunch @%s: compiled with -fwgmma-tma-only, the kernel has no copies of its own: every "
+                        "tensor map must be encoded, and map%s",
+                  k->name, missing > 1 ? "s" : "");
+        for (unsigned m = 0, said = 0; m < k->ntmaps; m++)
+            if (!(tmaps.flags & (1u << m)))
+                sb_printf(&msg, "%s %u", said++ ? " and" : "", m);
+        sb_printf(&msg, " %s not (a view's base or row stride off 16 bytes, or another limit of a tensor map, and no "
+                        "staged copy: staging off, out of memory or too large); compile without -fwgmma-tma-only for "
+                        "such views\n",
+                  missing > 1 ? "are" : "is");
+        tc_tmap_args_free(&tmaps);
+        cu_ctx_leave();
+        return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
     }
     void **largs = k->ntmaps ? tmaps.args : args, **pargs = NULL;
     unsigned lg[3] = {g[0], g[1], g[2]};

@@ -11,7 +11,7 @@
  *   56  SHA-256 of bytes 0..55 followed by the payload
  *   88  u64 reserved (0)
  *   96  payload: u32 nkernels, per kernel {str name, u32 threads,
- *       shared_bytes, grid[3], u8 persistent | rounded << 1, u32 nparams, per param {u8 kind, elem, rank, 0,
+ *       shared_bytes, grid[3], u8 persistent | rounded << 1 | tma_required << 2, u32 nparams, per param {u8 kind, elem, rank, 0,
  *       u32 dim0, dim1}, u32 ntmaps, per map {u8 kind, dtype, batched, u16
  *       box[3], u32 base_param, then for d0, d1, s0, s1, db, sb: i32 param,
  *       i64 value, then u8 stage, round, walk, u16 across}}, then
@@ -360,7 +360,7 @@ static uint8_t *encode(const TcCacheKey *k, const TcCacheEntry *e, size_t *len)
         put_le(&b, ki->shared_bytes, 4);
         for (int j = 0; j < 3; j++)
             put_le(&b, ki->grid[j], 4);
-        put_le(&b, (ki->persistent ? 1u : 0u) | (ki->rounded ? 2u : 0u), 1);
+        put_le(&b, (ki->persistent ? 1u : 0u) | (ki->rounded ? 2u : 0u) | (ki->tma_required ? 4u : 0u), 1);
         put_le(&b, ki->nparams, 4);
         for (unsigned j = 0; j < ki->nparams; j++) {
             const TirType *t = &ki->params[j];
@@ -508,6 +508,7 @@ static const char *decode(const uint8_t *p, size_t len, TcCacheEntry *e)
         uint64_t bits = get_le(&r, 1);
         ki->persistent = (bits & 1) != 0;
         ki->rounded = (bits & 2) != 0;
+        ki->tma_required = (bits & 4) != 0;
         uint64_t np = get_le(&r, 4);
         if (r.bad || np > (len - r.off) / PARAM_BYTES)
             return "bad parameter count";

@@ -148,7 +148,7 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
                           .sb = {.param = 1, .value = -9}};
     kernels[0] = (TcKernelInfo){.name = "gemm", .threads = 256, .shared_bytes = 99328 + seed,
                                 .grid = {0, 0, 0}, .nparams = 3, .params = params_a, .ntmaps = 2,
-                                .tmaps = tmaps_a, .rounded = 1};
+                                .tmaps = tmaps_a, .rounded = 1, .tma_required = 1};
     kernels[1] = (TcKernelInfo){.name = "scale", .threads = 128, .shared_bytes = 0,
                                 .grid = {4, 2, 1}, .persistent = 1, .nparams = 1, .params = params_b};
     sprintf(ptx, ".version 8.0\n.target sm_90a\n// entry %u\n", seed);
@@ -200,6 +200,7 @@ static void assert_entry_eq(const TcCacheEntry *a, const TcCacheEntry *b)
         ck_assert_mem_eq(x->grid, y->grid, sizeof x->grid);
         ck_assert_uint_eq(x->persistent, y->persistent);
         ck_assert_uint_eq(x->rounded, y->rounded);
+        ck_assert_uint_eq(x->tma_required, y->tma_required);
         ck_assert_uint_eq(x->nparams, y->nparams);
         for (unsigned j = 0; j < x->nparams; j++)
             ck_assert(tir_type_eq(x->params[j], y->params[j]));
@@ -542,7 +543,7 @@ START_TEST(options_in_key)
     static const char *const flags[] = {"prefetch", "wgmma", "wgmma-hoist", "wgmma-swapped", "wgmma-unaligned",
                                         "wgmma-roles", "wgmma-split-stage", "wgmma-round-b", "wgmma-k-overlap",
                                         "wgmma-ffma", "wgmma-half", "wgmma-half-two-producers", "wgmma-tma",
-                                        "wgmma-tma-b128", "wgmma-tma-direct", "persistent"};
+                                        "wgmma-tma-b128", "wgmma-tma-direct", "wgmma-tma-only", "persistent"};
     static const char *const others[] = {"--arch=sm_80", "--precision=ieee", "-O1", "-g0", "--no-verify",
                                          "--stages=3", "-DBM=64"};
     TcOptions d;
@@ -574,6 +575,16 @@ START_TEST(options_in_key)
     /* one of each flag's two spellings is its default, but both of
      * persistence's (the default chooses per kernel) */
     ck_assert_int_eq(changed, (int)(sizeof flags / sizeof flags[0] + 1 + sizeof others / sizeof others[0]));
+    /* --jobs changes no byte of the output (golden/rounded_entry.tir): not in the key */
+    TcOptions j;
+    tc_options_default(&j);
+    ck_assert_int_eq(tc_option_parse(&j, "--jobs=3", &err), 0);
+    ck_assert_int_eq(j.jobs, 3);
+    StrBuf js;
+    sb_init(&js);
+    tc_options_str(&j, &js);
+    ck_assert_str_eq(js.data, ds.data);
+    sb_free(&js);
     sb_free(&ds);
     sb_free(&err);
 }

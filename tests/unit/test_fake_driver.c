@@ -191,6 +191,54 @@ START_TEST(launch_copies_views_first)
 }
 END_TEST
 
+/* A kernel compiled with -fwgmma-tma-only has no copies of its own: a
+ * launch whose A rows are off 16 bytes (K = 4095) has A staged even on a
+ * grid too small to repay it otherwise (4 programs), and without staging
+ * (TILEC_STAGE=0) the launch is refused, naming the option, before
+ * anything runs; aligned, it launches as any kernel. */
+START_TEST(tma_only_kernel_needs_its_maps)
+{
+    static const struct {
+        const char *stage;
+        int32_t k;
+        tilecResult want;
+        const char *kernels;
+    } cases[] = {
+        {NULL, 4096, TILEC_SUCCESS, "mm"},
+        {NULL, 4095, TILEC_SUCCESS, "tilec_stage_b32 mm"},
+        {"0", 4095, TILEC_ERROR_INVALID_ARGUMENT, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tilecRuntimeDestroy(&rt);
+        if (cases[i].stage)
+            setenv("TILEC_STAGE", cases[i].stage, 1);
+        ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
+        unsetenv("TILEC_STAGE");
+        tilecDevicePtr p;
+        ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+        const char *opts[] = {"--arch=sm_90a", "--precision=tf32-rne", "-fwgmma-tma-only"};
+        tilecModule m = NULL;
+        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 3, opts, &m), TILEC_SUCCESS);
+        int32_t M = 256, N = 256, K = cases[i].k;
+        void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+        const unsigned grid[3] = {2, 2, 1};
+        unsigned before = fake->launches;
+        tilecResult r = tilecLaunch(m, "mm", grid, NULL, args);
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        ck_assert_msg(r == cases[i].want, "case %zu: %s: %s", i, tilecGetErrorString(r), log);
+        char got[256];
+        last_kernels(fake->launches - before, got, sizeof got);
+        ck_assert_msg(!strcmp(got, cases[i].kernels), "case %zu: launched '%s', expected '%s'; log: %s", i, got,
+                      cases[i].kernels, log);
+        if (r != TILEC_SUCCESS)
+            ck_assert_msg(strstr(log, "-fwgmma-tma-only") && strstr(log, "map 0"), "case %zu: log: %s", i, log);
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+        ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+    }
+}
+END_TEST
+
 /* Three configurations, one that does not compile: loaded from three
  * threads, the two good ones timed, one of them chosen and left loaded,
  * the bad one named in the log. */
@@ -415,6 +463,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, persistent_launch_takes_resident_blocks);
     tcase_add_test(tc, launch_copies_views_first);
+    tcase_add_test(tc, tma_only_kernel_needs_its_maps);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, runtime_shared_by_threads);
     tcase_add_test(tc, hostile_launch_arguments);
