@@ -32,6 +32,7 @@ enum { DEFAULT_JOBS_MAX = 8 }; /* --jobs=0: one per CPU, at most this many */
 typedef struct {
     uint32_t kernel; /* UINT32_MAX: none (a module without kernels) */
     int rounded;     /* the entry for views that come rounded */
+    const TcOptions *o; /* the options; a rounded entry's without --remarks (its kernel's say it all) */
     TcLowered out;
     TcKernelInfo info;
     Diag d;
@@ -40,7 +41,6 @@ typedef struct {
 
 typedef struct {
     const TirModule *m;
-    const TcOptions *o;
     Entry *e;
     uint32_t n;
     atomic_uint next;
@@ -51,7 +51,7 @@ static void *work(void *arg)
     Work *w = arg;
     for (unsigned i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
         Entry *e = &w->e[i];
-        e->rc = lw_lower_entry(w->m, w->o, e->kernel, e->rounded, &e->out, &e->info, &e->d);
+        e->rc = lw_lower_entry(w->m, e->o, e->kernel, e->rounded, &e->out, &e->info, &e->d);
     }
     return NULL;
 }
@@ -63,6 +63,8 @@ static void run_entries(Work *w, int jobs)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = cpus < 1 ? 1 : cpus > DEFAULT_JOBS_MAX ? DEFAULT_JOBS_MAX : (int)cpus;
     }
+    if (jobs > TC_MAX_JOBS) /* (the option parser refuses more; a caller may set the field itself) */
+        jobs = TC_MAX_JOBS;
     unsigned want = (unsigned)jobs < w->n ? (unsigned)jobs : w->n, started = 0;
     pthread_t t[TC_MAX_JOBS];
     pthread_attr_t attr;
@@ -140,8 +142,9 @@ static char *join_ptx(Entry *e, const int *keep, uint32_t n, Diag *d)
         add_trailer_lines(&trailer, p + t, len - t);
     }
     sb_putn(&all, trailer.data ? trailer.data : "", trailer.len);
+    int oom = trailer.oom; /* its .file lines lost: the .loc lines would name nothing */
     sb_free(&trailer);
-    if (all.oom) {
+    if (all.oom || oom) {
         sb_free(&all);
         return NULL;
     }
@@ -179,19 +182,23 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
         diag_error(d, (TirLoc){0}, "out of memory");
         return -1;
     }
+    TcOptions quiet = *o;
+    quiet.remarks = 0;
     for (uint32_t k = 0; k < m->nkernels; k++) {
-        e[n++] = (Entry){.kernel = k};
+        e[n++] = (Entry){.kernel = k, .o = o};
         if (lw_has_rounded_entry(m, o, k))
-            e[n++] = (Entry){.kernel = k, .rounded = 1};
+            e[n++] = (Entry){.kernel = k, .rounded = 1, .o = &quiet};
     }
     if (!n) /* no kernel: the PTX header alone */
-        e[n++] = (Entry){.kernel = UINT32_MAX};
-    for (uint32_t i = 0; i < n; i++)
+        e[n++] = (Entry){.kernel = UINT32_MAX, .o = o};
+    for (uint32_t i = 0; i < n; i++) {
         diag_init(&e[i].d, d->file, d->src, d->srclen);
+        e[i].d.max_errors = d->max_errors;
+    }
 
     if (n > 1)
         tc_codegen_init();
-    Work w = {.m = m, .o = o, .e = e, .n = n};
+    Work w = {.m = m, .e = e, .n = n};
     atomic_init(&w.next, 0);
     run_entries(&w, o->jobs);
 

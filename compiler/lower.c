@@ -642,8 +642,15 @@ int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int roun
 
     int rc = 0;
     if (ki != UINT32_MAX) {
+        size_t said = d->log.len; /* what the attempt below says, dropped if it is abandoned */
+        int nerrors = d->nerrors;
         rc = lower_kernel(&L, ki, info);
         if (rc == 1) { /* persistent, its shared memory did not fit */
+            if (d->log.data && d->log.len > said) { /* its remarks describe a kernel that is not made */
+                d->log.len = said;
+                d->log.data[said] = 0;
+            }
+            d->nerrors = nerrors; /* (an error in it, the second attempt finds again) */
             L.no_persist = 1;
             rc = lower_kernel(&L, ki, info);
             L.no_persist = 0;

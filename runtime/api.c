@@ -1022,10 +1022,10 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     int noted = mod->staged_noted[i];
     pthread_mutex_unlock(&rt->mu);
     /* a kernel without copies of its own (-fwgmma-tma-only) has every view staged that no map
-     * describes as it is, whatever the reuse */
+     * describes as it is, whatever the reuse (any_reuse; pre-rounding keeps its rule) */
     TcStageCtx stage = {rt->stage_pool, k->ntmaps ? stage_kernels(rt, &msg) : NULL, (void *)stream,
-                        rt->stage_always || k->tma_required ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2],
-                        rt->preround, noted};
+                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround, noted,
+                        k->tma_required};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);

@@ -178,7 +178,8 @@ static void add_plan(TcStagePlan *plans, unsigned *map_of, unsigned *n, unsigned
 static unsigned plans_for(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage, int round,
                           TcStagePlan *plans, unsigned *map_of)
 {
-    uint64_t programs = round && stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs;
+    uint64_t programs = round ? stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs
+                              : stage->any_reuse ? UINT64_MAX : stage->programs;
     unsigned n = 0;
     for (unsigned i = 0; i < k->ntmaps; i++) {
         TcTmapGeometry g;

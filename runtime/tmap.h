@@ -88,6 +88,8 @@ typedef struct {
     uint64_t programs; /* the grid's size */
     int round;         /* TC_PREROUND_*: whether views the kernel rounds are staged rounded */
     int quiet;         /* the kernel's staged views were noted at an earlier launch: not again */
+    int any_reuse;     /* plain copies of the views no map describes whatever their reuse (a kernel
+                        * without copies of its own: TcKernelInfo.tma_required); not rounded ones */
 } TcStageCtx;
 
 /* Pure (no driver): the views a launch of k with these args stages,

@@ -224,9 +224,14 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
     const char *text = (const char *)m;
     if (memcmp(text, "\x7f" "ELF", 4) != 0) {
-        char entry[600];
-        snprintf(entry, sizeof entry, ".entry %s(", name);
-        if (!strstr(text, entry))
+        size_t n = strlen(name) + 16;
+        char *entry = malloc(n);
+        if (!entry)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        snprintf(entry, n, ".entry %s(", name);
+        int found = strstr(text, entry) != NULL;
+        free(entry);
+        if (!found)
             return CUDA_ERROR_NOT_FOUND;
     }
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;

@@ -195,18 +195,21 @@ END_TEST
  * launch whose A rows are off 16 bytes (K = 4095) has A staged even on a
  * grid too small to repay it otherwise (4 programs), and without staging
  * (TILEC_STAGE=0) the launch is refused, naming the option, before
- * anything runs; aligned, it launches as any kernel. */
+ * anything runs; aligned, it launches as any kernel. tf32-rna's
+ * pre-rounding keeps its own rule (not at 4 programs, K = 64). */
 START_TEST(tma_only_kernel_needs_its_maps)
 {
     static const struct {
-        const char *stage;
+        const char *precision, *stage;
         int32_t k;
         tilecResult want;
         const char *kernels;
     } cases[] = {
-        {NULL, 4096, TILEC_SUCCESS, "mm"},
-        {NULL, 4095, TILEC_SUCCESS, "tilec_stage_b32 mm"},
-        {"0", 4095, TILEC_ERROR_INVALID_ARGUMENT, ""},
+        {"--precision=tf32-rne", NULL, 4096, TILEC_SUCCESS, "mm"},
+        {"--precision=tf32-rne", NULL, 4095, TILEC_SUCCESS, "tilec_stage_b32 mm"},
+        {"--precision=tf32-rne", "0", 4095, TILEC_ERROR_INVALID_ARGUMENT, ""},
+        {"--precision=tf32-rna", NULL, 64, TILEC_SUCCESS, "mm"},
+        {"--precision=tf32-rna", NULL, 4095, TILEC_SUCCESS, "tilec_stage_b32 mm"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tilecRuntimeDestroy(&rt);
@@ -216,7 +219,7 @@ START_TEST(tma_only_kernel_needs_its_maps)
         unsetenv("TILEC_STAGE");
         tilecDevicePtr p;
         ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
-        const char *opts[] = {"--arch=sm_90a", "--precision=tf32-rne", "-fwgmma-tma-only"};
+        const char *opts[] = {"--arch=sm_90a", cases[i].precision, "-fwgmma-tma-only"};
         tilecModule m = NULL;
         ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 3, opts, &m), TILEC_SUCCESS);
         int32_t M = 256, N = 256, K = cases[i].k;
