@@ -134,6 +134,22 @@ static void last_kernels(unsigned n, char *buf, size_t size)
                  fake->kernels[i % FAKE_CUDA_KEPT]);
 }
 
+/* A new runtime, made with env=value (NULL: unset), 4 KB of device memory
+ * in *p, and the GEMM loaded with opts. */
+static tilecModule fresh_gemm(const char *env, const char *value, const char *const *opts, int nopts,
+                              tilecDevicePtr *p)
+{
+    tilecRuntimeDestroy(&rt);
+    if (value)
+        setenv(env, value, 1);
+    ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
+    unsetenv(env);
+    ck_assert_int_eq(tilecMalloc(rt, p, 4096), TILEC_SUCCESS);
+    tilecModule m = NULL;
+    ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", nopts, opts, &m), TILEC_SUCCESS);
+    return m;
+}
+
 /* What tilecLaunch does before a GEMM (runtime/stage.h): a tf32-rna GEMM
  * whose views are each read by 32 programs, K >= 1024, has both copied
  * rounded first and launches the kernel's entry for rounded views
@@ -158,16 +174,9 @@ START_TEST(launch_copies_views_first)
         {"--precision=tf32-rne", NULL, 4096, 0, 1, "mm"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tilecRuntimeDestroy(&rt);
-        if (cases[i].preround)
-            setenv("TILEC_PREROUND", cases[i].preround, 1);
-        ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
-        unsetenv("TILEC_PREROUND");
-        tilecDevicePtr p;
-        ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
         const char *opts[] = {"--arch=sm_90a", cases[i].precision};
-        tilecModule m = NULL;
-        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 2, opts, &m), TILEC_SUCCESS);
+        tilecDevicePtr p;
+        tilecModule m = fresh_gemm("TILEC_PREROUND", cases[i].preround, opts, 2, &p);
         int32_t M = 4096, N = 4096, K = cases[i].k;
         void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
         const unsigned grid[3] = {32, 32, 1};
@@ -212,16 +221,9 @@ START_TEST(tma_only_kernel_needs_its_maps)
         {"--precision=tf32-rna", NULL, 4095, TILEC_SUCCESS, "tilec_stage_b32 mm"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tilecRuntimeDestroy(&rt);
-        if (cases[i].stage)
-            setenv("TILEC_STAGE", cases[i].stage, 1);
-        ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
-        unsetenv("TILEC_STAGE");
-        tilecDevicePtr p;
-        ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
         const char *opts[] = {"--arch=sm_90a", cases[i].precision, "-fwgmma-tma-only"};
-        tilecModule m = NULL;
-        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 3, opts, &m), TILEC_SUCCESS);
+        tilecDevicePtr p;
+        tilecModule m = fresh_gemm("TILEC_STAGE", cases[i].stage, opts, 3, &p);
         int32_t M = 256, N = 256, K = cases[i].k;
         void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
         const unsigned grid[3] = {2, 2, 1};
