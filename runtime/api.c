@@ -74,6 +74,8 @@ struct tilecRuntime_st {
     int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
     int preround;     /* TC_PREROUND_*: TILEC_PREROUND=0 off, =1 whatever the reuse (tests), else by the rule */
     unsigned persist_blocks; /* TILEC_PERSIST_BLOCKS=N: persistent launches take at most N blocks (tests) */
+    int jit_tma_only; /* TILEC_JIT_TMA_ONLY=1 (experimental): tilecModuleLoadSource compiles with
+                       * -fwgmma-tma-only, and the kernel as asked for at a launch the first cannot serve */
     TcCache *cache;
     StrBuf log;
     char label[320]; /* "NVIDIA H200 (sm_90)" */
@@ -95,6 +97,21 @@ struct tilecModule_st {
     unsigned char *too_much_shared; /* per kernel: more than the device allows */
     unsigned char *staged_noted;    /* per kernel: a launch's staged views noted in the log (once; under rt->mu) */
     unsigned *resident;             /* per kernel: the blocks the device runs at once (persistent kernels) */
+    struct FullKernels *full;       /* loaded with TILEC_JIT_TMA_ONLY's option: how to load it without */
+};
+
+/* A module whose kernels a runtime compiled with -fwgmma-tma-only
+ * (TILEC_JIT_TMA_ONLY=1) keeps what it was loaded from, so that a launch
+ * its TMA-only kernel cannot serve (a view no map describes and that
+ * cannot be staged) runs the kernel as asked for instead, loaded then,
+ * once. */
+struct FullKernels {
+    pthread_mutex_t mu;
+    char *src, *name;
+    size_t len;
+    char **opts;
+    int nopts;
+    tilecModule mod; /* NULL until a launch needs it */
 };
 
 /* ---- results and versions ---------------------------------------------------- */
@@ -669,6 +686,7 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
     }
     stage_open(rt, &msg);
     persist_open(rt, &msg);
+    rt->jit_tma_only = env_switch("TILEC_JIT_TMA_ONLY", "the JIT's options", &msg) == 1;
     *rtp = rt;
     return rt_done(rt, TILEC_SUCCESS, &msg);
 }
@@ -729,8 +747,22 @@ static tilecResult check_target(tilecRuntime rt, TcArch arch, StrBuf *msg)
     return TILEC_ERROR_JIT;
 }
 
+static void full_free(struct FullKernels *f)
+{
+    if (!f)
+        return;
+    for (int i = 0; i < f->nopts; i++)
+        free(f->opts[i]);
+    free(f->opts);
+    free(f->src);
+    free(f->name);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}
+
 static void module_free(tilecModule m)
 {
+    full_free(m->full);
     tc_kernel_infos_free(m->kernels, m->nkernels);
     free(m->fns);
     free(m->fns_rounded);
@@ -903,8 +935,8 @@ tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod
     return rt_done(rt, t, &msg);
 }
 
-tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
-                                  const char *const *opts, tilecModule *mod, StrBuf *msg)
+static tilecResult load_source(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
+                               const char *const *opts, tilecModule *mod, StrBuf *msg)
 {
     if (!rt || !mod || (!src && len))
         return TILEC_ERROR_INVALID_ARGUMENT;
@@ -940,6 +972,80 @@ tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, 
     }
     cu_ctx_leave();
     return t;
+}
+
+/* Whether opts name opt. */
+static int has_opt(int nopts, const char *const *opts, const char *opt)
+{
+    for (int i = 0; i < nopts; i++)
+        if (opts[i] && !strcmp(opts[i], opt))
+            return 1;
+    return 0;
+}
+
+/* What a TMA-only module needs to load its kernels as asked for (NULL:
+ * out of memory; the module then refuses such launches, as without it). */
+static struct FullKernels *full_new(const char *src, size_t len, const char *name, int nopts,
+                                    const char *const *opts)
+{
+    struct FullKernels *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    pthread_mutex_init(&f->mu, NULL);
+    f->src = malloc(len + 1);
+    f->name = name ? strdup(name) : NULL;
+    f->opts = calloc((size_t)nopts + 1, sizeof *f->opts);
+    int ok = f->src && f->opts && (!name || f->name);
+    for (int i = 0; ok && i < nopts; i++, f->nopts++)
+        ok = (f->opts[i] = strdup(opts[i])) != NULL;
+    if (!ok) {
+        full_free(f);
+        return NULL;
+    }
+    memcpy(f->src, src ? src : "", len);
+    f->src[len] = 0;
+    f->len = len;
+    return f;
+}
+
+tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
+                                  const char *const *opts, tilecModule *mod, StrBuf *msg)
+{
+    if (!rt || !mod || (!src && len) || nopts < 0 || (nopts && !opts))
+        return load_source(rt, src, len, name, nopts, opts, mod, msg); /* (its checks) */
+    if (!rt->jit_tma_only || has_opt(nopts, opts, "-fwgmma-tma-only") || has_opt(nopts, opts, "-fno-wgmma-tma-only") ||
+        has_opt(nopts, opts, "-fno-wgmma-tma"))
+        return load_source(rt, src, len, name, nopts, opts, mod, msg);
+    const char **more = malloc(((size_t)nopts + 1) * sizeof *more);
+    if (!more)
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    if (nopts)
+        memcpy(more, opts, (size_t)nopts * sizeof *more);
+    more[nopts] = "-fwgmma-tma-only";
+    tilecResult t = load_source(rt, src, len, name, nopts + 1, more, mod, msg);
+    free(more);
+    if (t != TILEC_SUCCESS)
+        return t;
+    for (unsigned i = 0; i < (*mod)->nkernels && !(*mod)->full; i++)
+        if ((*mod)->kernels[i].tma_required)
+            (*mod)->full = full_new(src, len, name, nopts, opts);
+    return t;
+}
+
+/* The kernels of mod as asked for, loaded at the first call (context not
+ * current); NULL with the reason in msg. */
+static tilecModule full_module(tilecModule mod, StrBuf *msg)
+{
+    struct FullKernels *f = mod->full;
+    pthread_mutex_lock(&f->mu);
+    if (!f->mod && load_source(mod->rt, f->src, f->len, f->name, f->nopts, (const char *const *)f->opts, &f->mod,
+                               msg) == TILEC_SUCCESS)
+        sb_printf(msg, "note: %s: a launch its TMA-only kernels (TILEC_JIT_TMA_ONLY=1) cannot serve: loaded them "
+                       "with their own copies too\n",
+                  f->name ? f->name : "<input>");
+    tilecModule full = f->mod;
+    pthread_mutex_unlock(&f->mu);
+    return full;
 }
 
 tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name, int nopts,
@@ -1031,6 +1137,16 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         return rt_fail(rt, t, &msg);
     }
     uint32_t encoded = k->ntmaps ? (1u << k->ntmaps) - 1 : 0;
+    if (k->tma_required && (tmaps.flags & encoded) != encoded && mod->full) {
+        /* (TILEC_JIT_TMA_ONLY) the kernel as asked for, which copies what no map describes */
+        tc_tmap_args_free(&tmaps);
+        cu_ctx_leave();
+        tilecModule full = full_module(mod, &msg);
+        if (!full)
+            return rt_fail(rt, TILEC_ERROR_JIT, &msg);
+        rt_done(rt, TILEC_SUCCESS, &msg); /* the note, once */
+        return tilecLaunch(full, kernel, grid, stream, args);
+    }
     if (k->tma_required && (tmaps.flags & encoded) != encoded) {
         unsigned missing = 0;
         for (unsigned m = 0; m < k->ntmaps; m++)
@@ -1101,6 +1217,8 @@ tilecResult tilecModuleUnload(tilecModule *mod)
         return TILEC_ERROR_INVALID_ARGUMENT;
     tilecModule m = *mod;
     tilecRuntime rt = m->rt;
+    if (m->full && m->full->mod)
+        tilecModuleUnload(&m->full->mod);
     StrBuf msg;
     sb_init(&msg);
     tilecResult t = cu_ctx_enter(&rt->dev, &msg);

@@ -244,6 +244,47 @@ START_TEST(tma_only_kernel_needs_its_maps)
 }
 END_TEST
 
+/* TILEC_JIT_TMA_ONLY=1: tilecModuleLoadSource compiles the GEMM with
+ * -fwgmma-tma-only; a launch it serves runs it; one it cannot (A's rows off
+ * 16 bytes and staging off) loads the kernel as asked for, once (one more
+ * module), runs that and says so; unloading the module unloads both. */
+START_TEST(jit_tma_only_falls_back)
+{
+    tilecRuntimeDestroy(&rt);
+    setenv("TILEC_JIT_TMA_ONLY", "1", 1);
+    setenv("TILEC_STAGE", "0", 1);
+    ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
+    unsetenv("TILEC_JIT_TMA_ONLY");
+    unsetenv("TILEC_STAGE");
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+    const char *opts[] = {"--arch=sm_90a", "--precision=tf32-rne"};
+    tilecModule m = NULL;
+    int before_modules = fake->modules;
+    ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 2, opts, &m), TILEC_SUCCESS);
+    ck_assert_int_eq(fake->modules, before_modules + 1);
+    int32_t M = 256, N = 256, K = 4096, odd = 4095;
+    const unsigned grid[3] = {2, 2, 1};
+    void *aligned[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+    void *skewed[] = {&p, &p, &p, &M, &N, &odd, &odd, &N, &N};
+    for (int round = 0; round < 2; round++) {
+        unsigned launches = fake->launches;
+        const char *log = "";
+        ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, aligned), TILEC_SUCCESS);
+        tilecResult r = tilecLaunch(m, "mm", grid, NULL, skewed);
+        tilecRuntimeGetLog(rt, &log);
+        ck_assert_msg(r == TILEC_SUCCESS, "round %d: %s: %s", round, tilecGetErrorString(r), log);
+        ck_assert_uint_eq(fake->launches, launches + 2);
+        ck_assert_int_eq(fake->modules, before_modules + 2); /* the fallback, loaded once */
+        if (!round)
+            ck_assert_msg(strstr(log, "TILEC_JIT_TMA_ONLY"), "log: %s", log);
+    }
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    ck_assert_int_eq(fake->modules, before_modules);
+    ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+}
+END_TEST
+
 /* Three configurations, one that does not compile: loaded from three
  * threads, the two good ones timed, one of them chosen and left loaded,
  * the bad one named in the log. */
@@ -469,6 +510,7 @@ int main(void)
     tcase_add_test(tc, persistent_launch_takes_resident_blocks);
     tcase_add_test(tc, launch_copies_views_first);
     tcase_add_test(tc, tma_only_kernel_needs_its_maps);
+    tcase_add_test(tc, jit_tma_only_falls_back);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, runtime_shared_by_threads);
     tcase_add_test(tc, hostile_launch_arguments);
