@@ -1,7 +1,7 @@
 # session 15, prepared for the next device call (no device was lent in sessions 14 and 15). Pack with
 # `OLD=76badf0 bench/device/pack.sh` (session 13's commit, the last one timed on a GPU), run with
-# carry ["carry"]: `bash bench/results/2026-12-06-v18/notrun_go1.sh`, then notrun_go2.sh (more tests),
-# notrun_go3.sh (the timings) and notrun_go4.sh (-fwgmma-tma-only timed) in calls of their own (each
+# carry ["carry"]: `bash bench/results/2026-12-06-v18/notrun_go1.sh`, then notrun_go2.sh and notrun_go3.sh
+# (more tests), notrun_go4.sh (the timings) and notrun_go5.sh (-fwgmma-tma-only timed) in calls of their own (each
 # within the 10-minute limit of a call). Replaces ../2026-12-05-v17/notrun_go1.sh (its
 # -fwgmma-round-b item is moot: the rounded-views entry point gives the one-body compile without it).
 # 1. Correctness, never run on a GPU: session 14's predicated checked stores and 200-register consumers;
