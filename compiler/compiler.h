@@ -195,6 +195,8 @@ typedef struct {
     double ms_parse, ms_passes, ms_lower, ms_opt, ms_codegen; /* stage times (lower, opt, codegen: summed
                                                                * over the entry points, which compile
                                                                * on several threads at once) */
+    double ms_entries;   /* the entry points' stage as it took, start to end (compiler/entries.c) */
+    unsigned nentries, threads; /* the PTX entry points, and the threads that compiled them */
 } TcResult;
 
 /* Runs the whole pipeline on .tir source. Returns 0 on success; otherwise
@@ -257,6 +259,8 @@ typedef struct {
     TcKernelInfo *kernels;
     unsigned nkernels;
     double ms_lower, ms_opt, ms_codegen;
+    double ms_entries;          /* tc_lower: its time, start to end */
+    unsigned nentries, threads; /* tc_lower: entry points compiled, on so many threads */
 } TcLowered;
 int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d);
 

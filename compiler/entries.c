@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { DEFAULT_JOBS_MAX = 8 }; /* --jobs=0: one per CPU, at most this many */
@@ -56,8 +57,9 @@ static void *work(void *arg)
     return NULL;
 }
 
-/* Runs every entry, on the calling thread and up to jobs - 1 more. */
-static void run_entries(Work *w, int jobs)
+/* Runs every entry, on the calling thread and up to jobs - 1 more;
+ * returns the threads that ran them. */
+static unsigned run_entries(Work *w, int jobs)
 {
     if (jobs <= 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -78,6 +80,7 @@ static void run_entries(Work *w, int jobs)
     work(w);
     for (unsigned i = 0; i < started; i++)
         pthread_join(t[i], NULL);
+    return started + 1;
 }
 
 /* The header (up to the .address_size line) and where the trailer starts
@@ -170,6 +173,8 @@ static int same_launch(const TcKernelInfo *a, const TcKernelInfo *b)
 int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
 {
     memset(out, 0, sizeof *out);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     uint32_t n = 0;
     Entry *e = calloc(2 * (size_t)m->nkernels + 1, sizeof *e);
     int *keep = calloc(2 * (size_t)m->nkernels + 1, sizeof *keep);
@@ -200,7 +205,8 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
         tc_codegen_init();
     Work w = {.m = m, .e = e, .n = n};
     atomic_init(&w.next, 0);
-    run_entries(&w, o->jobs);
+    out->threads = run_entries(&w, o->jobs);
+    out->nentries = m->nkernels ? n : 0;
 
     /* the messages, each once: a rounded entry's only where its kernel's
      * own entry compiled (the same source, the same remarks and errors) */
@@ -270,5 +276,7 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     }
     free(e);
     free(keep);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    out->ms_entries = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     return rc;
 }

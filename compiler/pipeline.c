@@ -108,6 +108,9 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     out->ms_lower = low.ms_lower;
     out->ms_opt = low.ms_opt;
     out->ms_codegen = low.ms_codegen;
+    out->ms_entries = low.ms_entries;
+    out->nentries = low.nentries;
+    out->threads = low.threads;
     if (lrc != 0 || d.nerrors)
         goto done;
     rc = 0;

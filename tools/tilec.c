@@ -218,8 +218,11 @@ int main(int argc, char **argv)
     if (opts.dump_after[0] && res.tir_passes)
         fputs(res.tir_passes, stderr);
     if (show_time)
-        fprintf(stderr, "tilec: parse %.3f ms, passes %.3f ms, lower %.3f ms, optimize %.3f ms, codegen %.3f ms\n",
-                res.ms_parse, res.ms_passes, res.ms_lower, res.ms_opt, res.ms_codegen);
+        fprintf(stderr,
+                "tilec: parse %.3f ms, passes %.3f ms, %u entry point%s on %u thread%s %.3f ms (lower %.3f ms, "
+                "optimize %.3f ms, codegen %.3f ms, summed over the entry points)\n",
+                res.ms_parse, res.ms_passes, res.nentries, res.nentries == 1 ? "" : "s", res.threads,
+                res.threads == 1 ? "" : "s", res.ms_entries, res.ms_lower, res.ms_opt, res.ms_codegen);
 
     int status = 0;
     const char *text = NULL;
