@@ -128,7 +128,8 @@ static const char usage[] =
     "                      timed are the ones this build compiles)\n"
     "  --tilec=PATH        the tilec command, for whole-process compile times\n"
     "  --compile-runs=N    runs per compile-time figure (default 10; JIT cold/warm: 5)\n"
-    "  --compile-only      only the compile times (no GPU needed but for the JIT rows)\n"
+    "  --compile-only      only the compile times (no GPU needed; the JIT rows where a\n"
+    "                      driver answers, also tests/fake_cuda's libcuda.so.1)\n"
     "  --source=f32|bf16   print the .tir GEMM of the first --cfg (f32) or --cfg-bf16 tile\n"
     "                      and exit (bench/sass_matrix.sh compiles it)\n"
     "  --out=FILE          GEMM results as CSV\n"
@@ -932,8 +933,18 @@ int main(int argc, char **argv)
     int nct = 0;
     char header[1024];
     if (o.compile_only) {
-        compile_times(&o, 0, ct, &nct);
-        snprintf(header, sizeof header, "# %s; compile times only\n", tilecVersion());
+        /* the JIT rows where a driver answers: a GPU's, or tests/fake_cuda's (compile + ptxas + a
+         * load that only copies: the host's part of a cold JIT, without a GPU) */
+        tilecRuntime probe = NULL;
+        int jit = tilecRuntimeCreate(&probe, o.device) == TILEC_SUCCESS;
+        const char *dev = "";
+        if (jit)
+            tilecRuntimeDeviceName(probe, &dev);
+        char devname[256];
+        snprintf(devname, sizeof devname, "%s", jit ? dev : "no driver: no JIT rows");
+        tilecRuntimeDestroy(&probe);
+        compile_times(&o, jit, ct, &nct);
+        snprintf(header, sizeof header, "# %s; compile times only; %s\n", tilecVersion(), devname);
         fputs(header, stdout);
         print_compile(stdout, ct, nct, 0);
         return o.compile_out && write_file(o.compile_out, header, NULL, 0, ct, nct) ? 1 : 0;
