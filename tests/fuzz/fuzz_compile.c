@@ -11,7 +11,8 @@
  * kernels whose tiles would need many registers per thread are skipped (the
  * size limits themselves are tested by tests/diag). The options (target,
  * precision, optimization level, line info, the experimental wgmma
- * options, persistence) are picked from a hash of the
+ * options, persistence, one thread or two for the entry points) are
+ * picked from a hash of the
  * input, so a reproducer replays with the options that found it.
  *
  * Findings beyond crashes and sanitizer reports: a compile that fails with
@@ -120,18 +121,16 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
     o.wgmma_half = (h >> 15) & 1;
     o.wgmma_half_two_producers = (h >> 16) & 1;
     o.persistent = (h >> 17) % 3; /* off, every kernel, the default's choice (TC_PERSISTENT_AUTO) */
+    o.wgmma_tma_only = (h >> 24) & 1;
+    o.jobs = 1 + ((h >> 25) & 1); /* the entry points on one thread or two */
     TcResult r;
     int rc = tc_compile("fuzz.tir", src, len, &o, &r, &log);
     const char *text = log.data ? log.data : "";
     if (strstr(text, "internal error") || strstr(text, "tilec bug")) {
-        fprintf(stderr, "fuzz_compile: internal error with %s %s -O%d%s%s%s%s%s%s%s%s%s%s%s%s:\n%s", tc_arch_name(o.arch),
-                precisions[(h >> 1) % 5], o.opt_level, o.line_info ? "" : " -g0",
-                o.wgmma_swapped ? "" : " -fno-wgmma-swapped", o.wgmma_hoist ? " -fwgmma-hoist" : "",
-                o.wgmma_unaligned ? "" : " -fno-wgmma-unaligned", o.wgmma_roles ? "" : " -fno-wgmma-roles",
-                o.wgmma_split ? "" : " -fno-wgmma-split-stage", o.wgmma_round_b ? " -fwgmma-round-b" : "",
-                o.wgmma_k_overlap ? " -fwgmma-k-overlap" : "", o.wgmma_ffma ? " -fwgmma-ffma" : "",
-                o.wgmma_half ? "" : " -fno-wgmma-half", o.wgmma_half_two_producers ? " -fwgmma-half-two-producers" : "",
-                o.persistent == 1 ? " -fpersistent" : o.persistent == 0 ? " -fno-persistent" : "", text);
+        StrBuf os; /* every option that differs from the defaults (--jobs changes no output) */
+        sb_init(&os);
+        tc_options_str(&o, &os);
+        fprintf(stderr, "fuzz_compile: internal error with %s --jobs=%d:\n%s", os.data ? os.data : "?", o.jobs, text);
         abort();
     }
     if (rc == 0) {
