@@ -1,7 +1,8 @@
 /*
  * What runtime/api.c lends the rest of the runtime (runtime/autotune.c):
  * its log, module loads that leave it alone, its disk cache directory and
- * its memory of autotuning choices.
+ * its memory of autotuning choices; and what the programs of
+ * runtime/api_program.c share with api.c's module loads.
  */
 #ifndef TILEC_RUNTIME_H
 #define TILEC_RUNTIME_H
@@ -11,6 +12,25 @@
 #include "compiler/compiler.h"
 #include "runtime/cache.h"
 #include "tilec.h"
+
+/* A program (runtime/api_program.c); runtime/api.c's module loads read it. */
+struct tilecProgram_st {
+    char *src;
+    size_t len;
+    char *name;      /* NULL when none was given */
+    char *log;       /* never NULL; empty_log when there is nothing */
+    int compiled;    /* 1 after a successful compile */
+    int have_result; /* res holds (possibly partial) stages */
+    TcResult res;
+    TcOptions opts;
+    char *opts_str;  /* canonical options of the last compile (cache key) */
+};
+
+/* Parses opts into o (from the defaults); problems go to log. */
+tilecResult tc_parse_options(int nopts, const char *const *opts, TcOptions *o, StrBuf *log);
+/* Compiles p with opts (keep_llvm: keep the LLVM IR text); the log and the
+ * stages in p. */
+tilecResult tc_compile_program(tilecProgram p, int nopts, const char *const *opts, int keep_llvm);
 
 /* The error the runtime was created with, TILEC_SUCCESS if it works. */
 tilecResult tc_runtime_dead(tilecRuntime rt);
