@@ -46,6 +46,17 @@ static const char triple[] = "nvptx64-nvidia-cuda";
 static const char *const llvm_args[] = {"tilec", "-cgpp-huge-func=0", "-disable-lsr",
                                         "-disable-nvptx-load-store-vectorizer"};
 
+/* The lowered IR is straight-line code per tile with a few loops: a short
+ * scalar pipeline cleans it up as well as default<O3> does, in a third of
+ * the time, and without O3's hoisting that raised register use by half
+ * on the GEMM example (248 -> 159 registers). */
+static const char *const pipelines[4] = {
+    "verify",
+    "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg)",
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,dce)",
+    "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,dce)",
+};
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_nvptx(void)
 {
@@ -71,7 +82,7 @@ static void init_nvptx(void)
                                                           LLVMRelocDefault, LLVMCodeModelDefault);
         LLVMSetTarget(mod, triple);
         LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-        LLVMErrorRef perr = LLVMRunPasses(mod, "function(sroa,early-cse,instcombine<no-verify-fixpoint>,gvn)", tm, pbo);
+        LLVMErrorRef perr = LLVMRunPasses(mod, pipelines[3], tm, pbo);
         if (perr)
             LLVMConsumeError(perr);
         LLVMDisposePassBuilderOptions(pbo);
@@ -135,16 +146,6 @@ int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
     LLVMDisposeTargetData(dl);
 
     double t0 = now_ms();
-    /* The lowered IR is straight-line code per tile with a few loops: a short
-     * scalar pipeline cleans it up as well as default<O3> does, in a third of
-     * the time, and without O3's hoisting that raised register use by half
-     * on the GEMM example (248 -> 159 registers). */
-    static const char *const pipelines[4] = {
-        "verify",
-        "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg)",
-        "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,dce)",
-        "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,dce)",
-    };
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
     LLVMErrorRef perr = LLVMRunPasses(mod, pipelines[L->o->opt_level & 3], tm, pbo);
     LLVMDisposePassBuilderOptions(pbo);

@@ -207,6 +207,12 @@ typedef struct {
 int tc_compile(const char *file, const char *src, size_t len, const TcOptions *opts, TcResult *out, StrBuf *log);
 void tc_result_free(TcResult *r);
 
+/* parallel.c: jobs 0 .. n-1 of job(ctx, i), each once, on the calling
+ * thread and up to threads - 1 more (at most 64 in all); returns the
+ * threads that ran them. tc_cpus: the CPUs online (at least 1). */
+unsigned tc_parallel(unsigned n, unsigned threads, void (*job)(void *ctx, unsigned i), void *ctx);
+unsigned tc_cpus(void);
+
 /* ---- passes (one file each) ---- */
 
 /* pass_precision.c: makes every f32 dot's precision explicit (ieee or

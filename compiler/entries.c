@@ -9,7 +9,7 @@
  * bench/NOTES.md v18), and the launch picks one, knowing what it passes.
  *
  * Each entry is lowered, optimized and emitted in an LLVM context of its
- * own (lower.c: lw_lower_entry), on up to --jobs threads; the PTX modules
+ * own (lower.c: lw_lower_entry), on up to --jobs threads (parallel.c); the PTX modules
  * are then joined into one: the first's header, every entry's functions in
  * order, the trailers' lines once each (the .file table, the same for
  * every entry of one source). The output is the same bytes whatever the
@@ -21,12 +21,9 @@
  */
 #include "compiler/lower.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 enum { DEFAULT_JOBS_MAX = 8 }; /* --jobs=0: one per CPU, at most this many */
 
@@ -43,44 +40,13 @@ typedef struct {
 typedef struct {
     const TirModule *m;
     Entry *e;
-    uint32_t n;
-    atomic_uint next;
 } Work;
 
-static void *work(void *arg)
+static void compile_entry(void *ctx, unsigned i)
 {
-    Work *w = arg;
-    for (unsigned i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
-        Entry *e = &w->e[i];
-        e->rc = lw_lower_entry(w->m, e->o, e->kernel, e->rounded, &e->out, &e->info, &e->d);
-    }
-    return NULL;
-}
-
-/* Runs every entry, on the calling thread and up to jobs - 1 more;
- * returns the threads that ran them. */
-static unsigned run_entries(Work *w, int jobs)
-{
-    if (jobs <= 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cpus < 1 ? 1 : cpus > DEFAULT_JOBS_MAX ? DEFAULT_JOBS_MAX : (int)cpus;
-    }
-    if (jobs > TC_MAX_JOBS) /* (the option parser refuses more; a caller may set the field itself) */
-        jobs = TC_MAX_JOBS;
-    unsigned want = (unsigned)jobs < w->n ? (unsigned)jobs : w->n, started = 0;
-    pthread_t t[TC_MAX_JOBS];
-    pthread_attr_t attr;
-    int attr_ok = pthread_attr_init(&attr) == 0;
-    if (attr_ok) /* LLVM recurses; as deep as the main thread's usual stack */
-        pthread_attr_setstacksize(&attr, 8u << 20);
-    while (started + 1 < want && pthread_create(&t[started], attr_ok ? &attr : NULL, work, w) == 0)
-        started++; /* a thread that cannot start leaves its share to the others */
-    if (attr_ok)
-        pthread_attr_destroy(&attr);
-    work(w);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(t[i], NULL);
-    return started + 1;
+    Work *w = ctx;
+    Entry *e = &w->e[i];
+    e->rc = lw_lower_entry(w->m, e->o, e->kernel, e->rounded, &e->out, &e->info, &e->d);
 }
 
 /* The header (up to the .address_size line) and where the trailer starts
@@ -203,9 +169,13 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
 
     if (n > 1)
         tc_codegen_init();
-    Work w = {.m = m, .e = e, .n = n};
-    atomic_init(&w.next, 0);
-    out->threads = run_entries(&w, o->jobs);
+    Work w = {.m = m, .e = e};
+    /* --jobs, or one thread per CPU up to DEFAULT_JOBS_MAX (the option parser refuses more than
+     * TC_MAX_JOBS; a caller that sets the field itself gets that many at most) */
+    unsigned jobs = o->jobs > 0 ? (unsigned)o->jobs : tc_cpus();
+    if (o->jobs <= 0 && jobs > DEFAULT_JOBS_MAX)
+        jobs = DEFAULT_JOBS_MAX;
+    out->threads = tc_parallel(n, jobs > TC_MAX_JOBS ? TC_MAX_JOBS : jobs, compile_entry, &w);
     out->nentries = m->nkernels ? n : 0;
 
     /* the messages, each once: a rounded entry's only where its kernel's

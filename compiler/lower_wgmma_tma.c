@@ -171,6 +171,15 @@ static LLVMValueRef tmap_addr(Lower *L, uint32_t param)
     return lw_asm(L, L->t_i64, tmpl, "=l", NULL, 0, 0);
 }
 
+/* The alignment, in elements, that a box's innermost coordinate needs (16
+ * bytes): A's first k (*ka) and B's first column (*cb; f32 8-column panels:
+ * a whole panel). */
+static void box_alignment(int ss, int b128, uint32_t *ka, uint32_t *cb)
+{
+    *ka = ss ? 8 : 4;
+    *cb = ss ? 8 : b128 ? 4 : 8;
+}
+
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
@@ -181,7 +190,8 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
      * is an illegal instruction: gpu_test_gemm's tiles from column 1 and k
      * 1, bench/NOTES.md v10): A's first k, B's first column (f32 8-column
      * panels: a whole panel) */
-    uint32_t ka = P->ss ? 8 : 4, cb = P->ss ? 8 : P->b128 ? 4 : 8;
+    uint32_t ka, cb;
+    box_alignment(P->ss, P->b128, &ka, &cb);
     LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xb->i1, c64(L, cb - 1), ""), c64(L, 0), ""), "");
     /* the boxes' coordinates are i32: a tile origin beyond it (an i64
@@ -231,8 +241,9 @@ static uint32_t known_zero_bits(const TirModule *m, uint32_t v, int depth)
 int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
                          int b128)
 {
-    /* as wg_tma_usable's test: A's first k on ka elements, B's first column on cb */
-    uint32_t ka = ss ? 8 : 4, cb = ss ? 8 : b128 ? 4 : 8;
+    /* wg_tma_usable's test, proven: A's first k on ka elements, B's first column on cb */
+    uint32_t ka, cb;
+    box_alignment(ss, b128, &ka, &cb);
     const uint32_t *lb = tir_args(m, ldb);
     if (lda->nargs != 3 || ldb->nargs != 3) /* a batched view: its batch's range is not known */
         return 0;

@@ -815,7 +815,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
     }
-    uint32_t encoded = k->ntmaps ? (1u << k->ntmaps) - 1 : 0;
+    uint32_t encoded = k->ntmaps ? (1u << k->ntmaps) - 1 : 0; /* bits i; the rounded ones: TC_TMAP_FLAG_ROUNDED(i) */
     if (k->tma_required && (tmaps.flags & encoded) != encoded && mod->full) {
         /* (TILEC_JIT_TMA_ONLY) the kernel as asked for, which copies what no map describes */
         tc_tmap_args_free(&tmaps);
@@ -863,9 +863,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         lg[1] = lg[2] = 1;
     }
     /* the kernel's entry for rounded views where every view comes rounded (staged so) */
-    uint32_t all = 0;
-    for (unsigned m = 0; m < k->ntmaps; m++)
-        all |= TC_TMAP_FLAG_ROUNDED(m);
+    uint32_t all = encoded * TC_TMAP_FLAG_ROUNDED(0);
     int rounded = k->rounded && k->ntmaps && (tmaps.flags & all) == all;
     t = cu_launch(rounded ? mod->fns_rounded[i] : mod->fns[i], lg, k->threads, k->shared_bytes, (void *)stream, largs,
                   &msg);

@@ -21,12 +21,10 @@
  */
 #include "tilec.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "runtime/autotune.h"
 #include "runtime/cache.h"
@@ -131,55 +129,34 @@ typedef struct {
     const tilecTuneConfig *cfgs;
     const char *key; /* for progress lines, where verbose */
     int verbose;
-    unsigned n, next;
-    pthread_mutex_t mu;
+    unsigned n;
     tilecModule *mods;
     tilecResult *rcs;
     StrBuf *whys; /* what the failed loads said */
 } Loads;
 
-static void *load_worker(void *arg)
+static void load_one(void *ctx, unsigned c)
 {
-    Loads *l = arg;
-    for (;;) {
-        pthread_mutex_lock(&l->mu);
-        unsigned c = l->next++;
-        pthread_mutex_unlock(&l->mu);
-        if (c >= l->n)
-            return NULL;
-        const tilecTuneConfig *g = &l->cfgs[c];
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        l->rcs[c] = tc_module_load_source(l->rt, g->src, g->len, g->name, g->nopts, g->opts, &l->mods[c], &l->whys[c]);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (l->verbose) {
-            char what[96];
-            snprintf(what, sizeof what, "%s in %.0f ms", l->rcs[c] == TILEC_SUCCESS ? "loaded" : "failed",
-                     (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
-            progress(l->key, c, l->n, g, what);
-        }
+    Loads *l = ctx;
+    const tilecTuneConfig *g = &l->cfgs[c];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    l->rcs[c] = tc_module_load_source(l->rt, g->src, g->len, g->name, g->nopts, g->opts, &l->mods[c], &l->whys[c]);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (l->verbose) {
+        char what[96];
+        snprintf(what, sizeof what, "%s in %.0f ms", l->rcs[c] == TILEC_SUCCESS ? "loaded" : "failed",
+                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
+        progress(l->key, c, l->n, g, what);
     }
 }
 
 static unsigned load_threads(unsigned n)
 {
     const char *env = getenv("TILEC_TUNE_JOBS");
-    long jobs = env && env[0] ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    long jobs = env && env[0] ? strtol(env, NULL, 10) : (long)tc_cpus();
     jobs = jobs < 1 ? 1 : jobs > MAX_LOAD_THREADS ? MAX_LOAD_THREADS : jobs;
     return (unsigned)jobs < n ? (unsigned)jobs : n;
-}
-
-/* Fills l->mods, l->rcs and l->whys; the calling thread loads too, and
- * where a thread cannot be started it does the rest alone. */
-static void load_all(Loads *l)
-{
-    pthread_t t[MAX_LOAD_THREADS];
-    unsigned started = 0, want = load_threads(l->n);
-    while (started + 1 < want && pthread_create(&t[started], NULL, load_worker, l) == 0)
-        started++;
-    load_worker(l);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(t[i], NULL);
 }
 
 /* Why a call failed: its result's name and the runtime's log. */
@@ -295,11 +272,10 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
         sb_free(&msg);
         return r; /* the log says why */
     }
-    pthread_mutex_init(&l.mu, NULL);
     if (verbose)
         fprintf(stderr, "tilec autotune [%s] compiling %u configurations on %u threads\n", key, n, load_threads(n));
-    load_all(&l);
-    pthread_mutex_destroy(&l.mu);
+    /* l.mods, l.rcs and l.whys filled; where a thread cannot be started the others do its share */
+    tc_parallel(n, load_threads(n), load_one, &l);
     float best_ms = -1;
     unsigned bi = 0;
     int passing = 0; /* a launch failed, the context survived: keep the choice in memory only */
