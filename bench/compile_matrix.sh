@@ -14,22 +14,16 @@ shift 2
 ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-bench=${BENCH_GEMM:-$(dirname "$new")/bench/bench_gemm}
-[ -x "$bench" ] || { echo "compile_matrix: no bench_gemm at $bench (set BENCH_GEMM)" >&2; exit 2; }
-"$bench" --source=f32 --cfg=128x256x32w8g8 > "$tmp/g256.tir" &&
-  "$bench" --source=f32 --cfg=128x128x32w8g8 > "$tmp/g128.tir" &&
-  "$bench" --source=f32 --cfg=128x128x32w8 > "$tmp/p128.tir" &&
-  "$bench" --source=bf16 --cfg-bf16=128x256x64w8 > "$tmp/b256.tir" || exit 2
+. "$(cd "$(dirname "$0")" && pwd)/kernels.sh"
+bench_kernels "$tmp" "$new"
 # median of 5 runs of a command, in ms
 med() { for i in 1 2 3 4 5; do s=$(date +%s%N); "$@" > /dev/null 2>&1 || { echo fail; return; }; e=$(date +%s%N); echo $(( (e - s) / 100000 )); done | sort -n | sed -n 3p | awk '{printf "%.1f", $1 / 10}'; }
 least() { for i in 1 2 3; do s=$(date +%s%N); "$@" > /dev/null 2>&1 || { echo fail; return; }; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); done | sort -n | head -1; }
 printf '%-26s %9s %9s %9s %9s %8s\n' kernel "old ms" "new ms" "ptxas old" "ptxas new" entries
-for f in g256 g128 p128 b256; do
-  precisions="tf32-rna tf32-rne tf32-trunc 3xtf32 ieee"
-  [ $f = b256 ] && precisions=bf16
-  for p in $precisions; do
-    popt="--precision=$p"
-    [ $p = bf16 ] && popt=""
+for f in $KERNELS; do
+  for popt in $(kernel_runs $f); do
+    p=${popt#--precision=}
+    [ "$popt" = - ] && { popt=""; p=bf16; }
     row=()
     for t in "$old" "$new"; do row+=("$(med "$t" $popt "$@" "$tmp/$f.tir" -o "$tmp/k.ptx")"); done
     for t in "$old" "$new"; do

@@ -12,21 +12,14 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# the benchmark's own kernels (bench_gemm --source)
-bench=${BENCH_GEMM:-$(dirname "$2")/bench/bench_gemm}
-[ -x "$bench" ] || { echo "sass_matrix: no bench_gemm at $bench (set BENCH_GEMM)" >&2; exit 2; }
-"$bench" --source=f32 --cfg=128x256x32w8g8 > "$tmp/g256.tir" &&
-  "$bench" --source=f32 --cfg=128x128x32w8g8 > "$tmp/g128.tir" &&
-  "$bench" --source=f32 --cfg=128x128x32w8 > "$tmp/p128.tir" &&
-  "$bench" --source=bf16 --cfg-bf16=128x256x64w8 > "$tmp/b256.tir" || exit 2
+. "$here/kernels.sh"
+bench_kernels "$tmp" "$2"
 rc=0
-for f in g256 g128 p128 b256; do
-  precisions="tf32-rna tf32-rne tf32-trunc 3xtf32 ieee"
-  [ $f = b256 ] && precisions=bf16
-  for p in $precisions; do
+for f in $KERNELS; do
+  for popt in $(kernel_runs $f); do
+    p=${popt#--precision=}
+    [ "$popt" = - ] && { popt=""; p=bf16; }
     for o in "" -fno-persistent; do
-      popt="--precision=$p"
-      [ $p = bf16 ] && popt=""
       "$1" $popt $o "$tmp/$f.tir" -o "$tmp/old.ptx" && "$2" $popt $o "$tmp/$f.tir" -o "$tmp/new.ptx" || { rc=1; continue; }
       r=$(python3 "$here/sass_loops.py" "$tmp/old.ptx" "$tmp/new.ptx") || rc=1
       echo "$f $p ${o:-default}: $(echo "$r" | sed -n 3p); $(echo "$r" | grep -c differ) K loops differ; spills $(echo "$r" | head -2 | grep -o '[0-9]* bytes spill stores' | cut -d' ' -f1 | tr '\n' ' ')"
