@@ -399,6 +399,10 @@ void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRe
     *mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), m, c32(L, 0), "mine");
 }
 
+/* The consumers' loop. Where a launch may pass A and B rounded (P->pre),
+ * the kernel has two entries (compiler/entries.c): the one for views that
+ * come rounded takes B's fragments as they load (P->b_ready, as tf32-rne's
+ * do), the other rounds them. */
 static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 {
     Lower *L = P->L;
@@ -459,19 +463,6 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, n, c32(L, 1), ""), c32(L, P->stages), "");
         wg_bar_arrive_if(L, wg_bar_addr(L, P->empty32, last), LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""));
     }
-}
-
-/* The consumers' loop. Where a launch may pass A and B rounded (P->pre),
- * the kernel has two entries (compiler/entries.c): the one for views that
- * come rounded takes B's fragments as they load (as tf32-rne's do), the
- * other rounds them. */
-static void consumers(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
-{
-    int given = P->pre && P->L->rounded_views; /* (P->pre: round_b is 0) */
-    P->round_b |= given;
-    consumer(P, acc, nacc);
-    if (given)
-        P->round_b = 0;
 }
 
 /* ---- the loop ---- */
@@ -624,7 +615,7 @@ static void pipe_consumers(Pipe *P, uint32_t init, uint32_t result)
     if (!acc || !regs)
         return;
     memcpy(regs, acc, nacc * sizeof *regs);
-    consumers(P, regs, nacc);
+    consumer(P, regs, nacc);
     lw_set(L, result, (LVal){.kind = LV_TILE, .regs = regs, .lay = lay});
 }
 
@@ -730,6 +721,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
                                           &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128);
     /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
+    P.b_ready = P.round_b || (P.pre && L->rounded_views);
     return P;
 }
 

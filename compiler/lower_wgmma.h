@@ -42,6 +42,8 @@ typedef struct {
     int roles;            /* two producer warpgroups: one copies, the other rounds (-fno-wgmma-roles) */
     int round_b;          /* -fwgmma-round-b (with roles, tf32-rna/rne): B rounded in place by the
                            * rounding warpgroup, not by the consumers as they load it */
+    int b_ready;          /* the consumers take B's fragments as they load them: round_b, or the
+                           * entry for views that come rounded (pre) */
     int split;            /* a stage's wgmmas in two groups, the second's fragments loaded
                            * while the first runs (default where a stage has 8 wgmmas or more) */
     int k_overlap;        /* swapped, tf32 modes (default; -fno-wgmma-k-overlap): a wgmma group per 2 k8 steps, each

@@ -656,7 +656,7 @@ static void swp_round_frags(Pipe *P, LLVMValueRef raw[16], uint32_t r, uint32_t 
 {
     Lower *L = P->L;
     LLVMValueRef o[3][16];
-    if (P->round_b) /* rounded where it lies by the producers */
+    if (P->b_ready) /* rounded where it lies (by the producers, the TMA or the launch's copies) */
         memcpy(o[0], raw, sizeof o[0]);
     else
         wg_split_batch(P, raw, 4 * kg, o);
@@ -716,13 +716,13 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
         swp_round_frags(P, raw[r], r, kg, f);
     }
     /* Loading ahead needs the rounding to make new registers: where the
-     * loaded values are the operands (tf32-trunc, round_b), the next
+     * loaded values are the operands (tf32-trunc, b_ready), the next
      * stage's early load of its second group would rewrite the registers
      * that this stage's second group, still in flight, reads: the same
      * instructions of the loop (gpu_test_gemm caught it at 128x256 for
      * tf32-trunc, bench/NOTES.md v8). Not with four blocks (64x256, one
      * consumer warpgroup): the raw registers ahead made ptxas spill. */
-    int early = P->k_overlap && P->prec != PREC_TF32_TRUNC && !P->round_b && P->blocks < 4;
+    int early = P->k_overlap && P->prec != PREC_TF32_TRUNC && !P->b_ready && P->blocks < 4;
     for (uint32_t j0 = 0; j0 < 4; j0 += kg) {
         int more = j0 + kg < 4, ahead = more && early;
         for (uint32_t r = 0; ahead && r < P->blocks; r++)
