@@ -114,7 +114,11 @@ TILEC_API tilecResult tilecRuntimeDestroy(tilecRuntime *rt);
 
 /* Loads a compiled program (through the kernel cache). */
 TILEC_API tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod);
-/* Compiles (or finds in the cache) and loads source in one step. */
+/* Compiles (or finds in the cache) and loads source in one step. On its own
+ * account it adds -fwgmma-tma-only (kernels without copies of their own
+ * where their tiles are provably aligned: a smaller compile) and compiles
+ * the kernel as asked for at the first launch that needs it (docs/TIR.md,
+ * "The JIT's default"; TILEC_JIT_TMA_ONLY=0: never). */
 TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name,
                                             int nopts, const char *const *opts, tilecModule *mod);
 /* args[i] points to the value of parameter i (a tilecDevicePtr for ptr<...>,

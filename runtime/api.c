@@ -62,7 +62,7 @@ struct tilecRuntime_st {
     int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
     int preround;     /* TC_PREROUND_*: TILEC_PREROUND=0 off, =1 whatever the reuse (tests), else by the rule */
     unsigned persist_blocks; /* TILEC_PERSIST_BLOCKS=N: persistent launches take at most N blocks (tests) */
-    int jit_tma_only; /* TILEC_JIT_TMA_ONLY=1 (experimental): tilecModuleLoadSource compiles with
+    int jit_tma_only; /* on unless TILEC_JIT_TMA_ONLY=0: tilecModuleLoadSource compiles with
                        * -fwgmma-tma-only, and the kernel as asked for at a launch the first cannot serve */
     TcCache *cache;
     StrBuf log;
@@ -85,14 +85,15 @@ struct tilecModule_st {
     unsigned char *too_much_shared; /* per kernel: more than the device allows */
     unsigned char *staged_noted;    /* per kernel: a launch's staged views noted in the log (once; under rt->mu) */
     unsigned *resident;             /* per kernel: the blocks the device runs at once (persistent kernels) */
-    struct FullKernels *full;       /* loaded with TILEC_JIT_TMA_ONLY's option: how to load it without */
+    struct FullKernels *full;       /* compiled with the JIT's -fwgmma-tma-only: how to load it without */
 };
 
-/* A module whose kernels a runtime compiled with -fwgmma-tma-only
- * (TILEC_JIT_TMA_ONLY=1) keeps what it was loaded from, so that a launch
- * its TMA-only kernel cannot serve (a view no map describes and that
- * cannot be staged) runs the kernel as asked for instead, loaded then,
- * once. */
+/* A module whose kernels the runtime compiled with -fwgmma-tma-only on its
+ * own account (the JIT's default; TILEC_JIT_TMA_ONLY=0: never) keeps what
+ * it was loaded from, so that a launch its TMA-only kernel cannot serve (a
+ * view no map describes that the staging rule leaves unstaged) runs the
+ * kernel as asked for instead, loaded then, once: the launches decide as
+ * the kernel asked for would, only the first compile is smaller. */
 struct FullKernels {
     pthread_mutex_t mu;
     char *src, *name;
@@ -365,7 +366,7 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
     }
     stage_open(rt, &msg);
     persist_open(rt, &msg);
-    rt->jit_tma_only = env_switch("TILEC_JIT_TMA_ONLY", "the JIT's options", &msg) == 1;
+    rt->jit_tma_only = env_switch("TILEC_JIT_TMA_ONLY", "the JIT's options", &msg) != 0;
     *rtp = rt;
     return rt_done(rt, TILEC_SUCCESS, &msg);
 }
@@ -719,8 +720,8 @@ static tilecModule full_module(tilecModule mod, StrBuf *msg)
     pthread_mutex_lock(&f->mu);
     if (!f->mod && load_source(mod->rt, f->src, f->len, f->name, f->nopts, (const char *const *)f->opts, &f->mod,
                                msg) == TILEC_SUCCESS)
-        sb_printf(msg, "note: %s: a launch its TMA-only kernels (TILEC_JIT_TMA_ONLY=1) cannot serve: loaded them "
-                       "with their own copies too\n",
+        sb_printf(msg, "note: %s: a launch the JIT's TMA-only kernels cannot serve (a view no tensor map describes, "
+                       "not staged): loaded them with their own copies too (TILEC_JIT_TMA_ONLY=0: from the start)\n",
                   f->name ? f->name : "<input>");
     tilecModule full = f->mod;
     pthread_mutex_unlock(&f->mu);
@@ -806,18 +807,19 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     pthread_mutex_lock(&rt->mu);
     int noted = mod->staged_noted[i];
     pthread_mutex_unlock(&rt->mu);
-    /* a kernel without copies of its own (-fwgmma-tma-only) has every view staged that no map
-     * describes as it is, whatever the reuse (any_reuse; pre-rounding keeps its rule) */
+    /* a kernel without copies of its own (-fwgmma-tma-only asked for) has every view staged that
+     * no map describes as it is, whatever the reuse (any_reuse; pre-rounding keeps its rule); one
+     * the JIT made so (mod->full) stages by the rule and leaves the rest to the kernel as asked for */
     TcStageCtx stage = {rt->stage_pool, k->ntmaps ? stage_kernels(rt, &msg) : NULL, (void *)stream,
                         rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround, noted,
-                        k->tma_required};
+                        k->tma_required && !mod->full};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
     }
     uint32_t encoded = k->ntmaps ? (1u << k->ntmaps) - 1 : 0; /* bits i; the rounded ones: TC_TMAP_FLAG_ROUNDED(i) */
     if (k->tma_required && (tmaps.flags & encoded) != encoded && mod->full) {
-        /* (TILEC_JIT_TMA_ONLY) the kernel as asked for, which copies what no map describes */
+        /* (the JIT's TMA-only kernel) the kernel as asked for, which copies what no map describes */
         tc_tmap_args_free(&tmaps);
         cu_ctx_leave();
         tilecModule full = full_module(mod, &msg);

@@ -244,44 +244,57 @@ START_TEST(tma_only_kernel_needs_its_maps)
 }
 END_TEST
 
-/* TILEC_JIT_TMA_ONLY=1: tilecModuleLoadSource compiles the GEMM with
- * -fwgmma-tma-only; a launch it serves runs it; one it cannot (A's rows off
- * 16 bytes and staging off) loads the kernel as asked for, once (one more
- * module), runs that and says so; unloading the module unloads both. */
+/* By default tilecModuleLoadSource compiles the GEMM with -fwgmma-tma-only:
+ * an aligned launch runs it; so does one whose skewed A the staging rule
+ * stages (a 32x32 grid: the copy, then the kernel); one the rule leaves
+ * unstaged (A's rows off 16 bytes on a 2x2 grid) loads the kernel as asked
+ * for, once (one more module), runs that and says so; unloading the module
+ * unloads both. With TILEC_JIT_TMA_ONLY=0 the kernel as asked for is the
+ * only one, and serves every launch. */
 START_TEST(jit_tma_only_falls_back)
 {
-    tilecRuntimeDestroy(&rt);
-    setenv("TILEC_JIT_TMA_ONLY", "1", 1);
-    setenv("TILEC_STAGE", "0", 1);
-    ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
-    unsetenv("TILEC_JIT_TMA_ONLY");
-    unsetenv("TILEC_STAGE");
-    tilecDevicePtr p;
-    ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
-    const char *opts[] = {"--arch=sm_90a", "--precision=tf32-rne"};
-    tilecModule m = NULL;
-    int before_modules = fake->modules;
-    ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 2, opts, &m), TILEC_SUCCESS);
-    ck_assert_int_eq(fake->modules, before_modules + 1);
-    int32_t M = 256, N = 256, K = 4096, odd = 4095;
-    const unsigned grid[3] = {2, 2, 1};
-    void *aligned[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
-    void *skewed[] = {&p, &p, &p, &M, &N, &odd, &odd, &N, &N};
-    for (int round = 0; round < 2; round++) {
-        unsigned launches = fake->launches;
-        const char *log = "";
-        ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, aligned), TILEC_SUCCESS);
-        tilecResult r = tilecLaunch(m, "mm", grid, NULL, skewed);
-        tilecRuntimeGetLog(rt, &log);
-        ck_assert_msg(r == TILEC_SUCCESS, "round %d: %s: %s", round, tilecGetErrorString(r), log);
-        ck_assert_uint_eq(fake->launches, launches + 2);
-        ck_assert_int_eq(fake->modules, before_modules + 2); /* the fallback, loaded once */
-        if (!round)
-            ck_assert_msg(strstr(log, "TILEC_JIT_TMA_ONLY"), "log: %s", log);
+    for (int off = 0; off < 2; off++) {
+        tilecRuntimeDestroy(&rt);
+        if (off)
+            setenv("TILEC_JIT_TMA_ONLY", "0", 1);
+        ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
+        unsetenv("TILEC_JIT_TMA_ONLY");
+        tilecDevicePtr p;
+        ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+        const char *opts[] = {"--arch=sm_90a", "--precision=tf32-rne"};
+        tilecModule m = NULL;
+        int before_modules = fake->modules;
+        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 2, opts, &m), TILEC_SUCCESS);
+        ck_assert_int_eq(fake->modules, before_modules + 1);
+        int32_t M = 256, N = 256, K = 4096, odd = 4095, big = 4096;
+        const unsigned grid[3] = {2, 2, 1}, many[3] = {32, 32, 1};
+        void *aligned[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+        void *skewed[] = {&p, &p, &p, &M, &N, &odd, &odd, &N, &N};
+        void *staged[] = {&p, &p, &p, &big, &big, &odd, &odd, &big, &big};
+        int loaded = 0; /* the modules after the first staged launch: m's and the runtime's copy kernels */
+        for (int round = 0; round < 2; round++) {
+            unsigned launches = fake->launches;
+            const char *log = "";
+            ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, aligned), TILEC_SUCCESS);
+            ck_assert_int_eq(tilecLaunch(m, "mm", many, NULL, staged), TILEC_SUCCESS);
+            if (!round)
+                loaded = fake->modules;
+            char got[256];
+            last_kernels(fake->launches - launches - 1, got, sizeof got);
+            ck_assert_msg(!strcmp(got, "tilec_stage_b32 mm"), "off %d: launched '%s'", off, got);
+            ck_assert_int_eq(fake->modules, loaded + (round ? 1 - off : 0));
+            tilecResult r = tilecLaunch(m, "mm", grid, NULL, skewed);
+            tilecRuntimeGetLog(rt, &log);
+            ck_assert_msg(r == TILEC_SUCCESS, "off %d round %d: %s: %s", off, round, tilecGetErrorString(r), log);
+            ck_assert_uint_eq(fake->launches, launches + 4);
+            ck_assert_int_eq(fake->modules, loaded + 1 - off); /* the fallback, loaded once */
+            if (!round)
+                ck_assert_msg((strstr(log, "TILEC_JIT_TMA_ONLY=0") != NULL) != off, "off %d: log: %s", off, log);
+        }
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+        ck_assert_int_eq(fake->modules, loaded - 1);
+        ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
     }
-    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
-    ck_assert_int_eq(fake->modules, before_modules);
-    ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
 }
 END_TEST
 
