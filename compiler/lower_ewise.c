@@ -57,32 +57,26 @@ static LLVMValueRef int_divrem(Lower *L, LLVMValueRef a, LLVMValueRef d, int rem
 static LLVMValueRef round_tf32(Lower *L, LLVMValueRef x, int mode)
 {
     LLVMBuilderRef b = L->b;
-    LLVMValueRef u = LLVMBuildBitCast(b, x, L->t_i32, "");
-    LLVMValueRef isnan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
-    LLVMValueRef canon = ci32(L, 0x7FFFE000u), r;
-    switch (mode) {
-    case ROUND_RNA: {
-        r = lw_call(L, "llvm.nvvm.f2tf32.rna", NULL, 0, &x, 1);
+    LLVMValueRef r;
+    if (mode == ROUND_RNA) {
         /* a NaN whose payload sits in the dropped bits would become Inf:
-         * keep it a NaN by setting the quiet bit */
-        LLVMValueRef rf = LLVMBuildBitCast(b, r, L->t_f32, "");
-        LLVMValueRef lost = LLVMBuildAnd(b, isnan, LLVMBuildFCmp(b, LLVMRealORD, rf, rf, ""), "");
-        r = LLVMBuildSelect(b, lost, LLVMBuildOr(b, r, ci32(L, 0x00400000u), ""), r, "");
-        break;
-    }
-    case ROUND_RNE:
-        if (L->o->arch >= ARCH_SM90A) {
-            r = lw_asm(L, L->t_i32, "cvt.rn.tf32.f32 $0, $1;", "=r,f", &x, 1, 0);
-        } else { /* sm_80 has no cvt.rn.tf32: round half to even in integers */
+         * keep it a NaN by setting the quiet bit. One asm call instead of
+         * seven IR instructions: tf32-rna's guarded rounding paths hold
+         * thousands of these (compile time; the same instructions) */
+        r = lw_asm(L, L->t_i32,
+                   "{\n\t.reg .pred %pn, %pr;\n\tcvt.rna.tf32.f32 $0, $1;\n\tsetp.nan.f32 %pn, $1, $1;\n\t"
+                   "setp.num.f32 %pr, $0, $0;\n\tand.pred %pn, %pn, %pr;\n\t@%pn or.b32 $0, $0, 0x00400000;\n\t}",
+                   "=r,f", &x, 1, 0);
+    } else if (mode == ROUND_RNE && L->o->arch >= ARCH_SM90A) {
+        r = lw_asm(L, L->t_i32, "cvt.rn.tf32.f32 $0, $1;", "=r,f", &x, 1, 0);
+    } else { /* in integers, NaNs made the canonical one */
+        LLVMValueRef u = LLVMBuildBitCast(b, x, L->t_i32, "");
+        if (mode == ROUND_RNE) { /* sm_80 has no cvt.rn.tf32: round half to even */
             LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, u, ci32(L, 13), ""), ci32(L, 1), "");
-            r = LLVMBuildAdd(b, LLVMBuildAdd(b, u, ci32(L, 0xFFF), ""), odd, "");
-            r = LLVMBuildAnd(b, r, ci32(L, M_TF32), "");
-            r = LLVMBuildSelect(b, isnan, canon, r, "");
+            u = LLVMBuildAdd(b, LLVMBuildAdd(b, u, ci32(L, 0xFFF), ""), odd, "");
         }
-        break;
-    default: /* trunc */
-        r = LLVMBuildSelect(b, isnan, canon, LLVMBuildAnd(b, u, ci32(L, M_TF32), ""), "");
-        break;
+        LLVMValueRef isnan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
+        r = LLVMBuildSelect(b, isnan, ci32(L, 0x7FFFE000u), LLVMBuildAnd(b, u, ci32(L, M_TF32), ""), "");
     }
     return LLVMBuildBitCast(b, r, L->t_f32, "");
 }
