@@ -26,7 +26,9 @@ void gpu_check_at(tilecResult r, tilecRuntime rt, const char *what, const char *
 #define GPU_CHECK(rt, call) gpu_check_at((call), (rt), #call, __FILE__, __LINE__)
 
 /* Compiles NUL-terminated src with opts and loads it; on failure prints the
- * program's or the runtime's log and exits 1. */
+ * program's or the runtime's log and exits 1. TILEC_TEST_LOAD=source loads
+ * through tilecModuleLoadSource instead (the JIT's own options: its
+ * TMA-only kernels and their fallback, docs/TIR.md "The JIT's default"). */
 tilecModule gpu_load(tilecRuntime rt, const char *src, const char *name, int nopts, const char *const *opts);
 
 /* Device buffers: allocation that cannot fail quietly. */

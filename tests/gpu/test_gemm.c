@@ -13,7 +13,10 @@
  * is written, nothing outside C is.
  * TILEC_GPU_QUICK=1 runs the small shapes only (for compute-sanitizer);
  * TILEC_TEST_COPT="OPT ..." compiles every kernel with more options (up to
- * four, space-separated).
+ * four, space-separated); TILEC_TEST_LOAD=source loads them through
+ * tilecModuleLoadSource (the JIT's TMA-only kernels, and the kernel as
+ * asked for where a launch leaves a view unstaged: run_staged_cases checks
+ * that one did).
  */
 #include "gpu_common.h"
 #include "reference/round.h"
@@ -429,6 +432,22 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
               "examples/matmul_bf16.tir staged ", " (lda K + 1, ldb N + 3)");
     expect_staged(forced, mark, "bf16");
     gpu_close(&forced);
+    /* the same views on the usual runtime: too few programs for the default rule to stage them, so
+     * the kernel copies them itself; loaded by tilecModuleLoadSource, that is the kernel as asked
+     * for, loaded at this launch in place of the JIT's TMA-only one */
+    const char *how = getenv("TILEC_TEST_LOAD");
+    for (size_t p = 0; p < 2; p++) {
+        Config c = {"f32", modes[p], "sm_90a", 128, 128, 32, 8};
+        unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
+        size_t mark = gpu_log_mark(rt);
+        run_dense(rt, &c, f32_src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed++,
+                  "examples/matmul.tir not staged ", " (lda K + 2, ldb N + 1)");
+        if (how && !strcmp(how, "source")) {
+            int ok = gpu_log_has_since(rt, mark, "loaded them with their own copies too");
+            printf("%s: the log notes the JIT's fallback to the kernel as asked for: %s\n", modes[p], ok ? "ok" : "FAIL");
+            failures += !ok;
+        }
+    }
     if (quick)
         return;
     enum { BM = 2100, BN = 2100, BK = 100 }; /* 17 x 17 programs: each view read by 17.6 per element */
