@@ -246,8 +246,9 @@ uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t
 uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer);
 uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
 /* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):
- * tr x tc threads, each 8 columns in two runs of 4 and BM / tr rows, at
- * most 64 accumulators; 0 where the tile does not fit that. */
+ * tr x tc threads, each BM / tr <= 8 rows of 8 columns (two runs of 4), or
+ * where that does not cover the tile, of 16 (four runs); 0 where neither
+ * fits. */
 int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc);
 
 /* lower_wgmma_tma.c: the tensor maps kernel k takes in hidden parameters

@@ -9,10 +9,13 @@
  *
  * Thread (r, c) of a tr x tc grid (wgmma_ffma_grid) holds rows r + tr*i of
  * the tile and columns 4c .. 4c+3 + 4tc*h: a blocked layout with runs of 4
- * columns (Layout.vec). Per 4 k it loads each of its A rows' 16-byte chunk
- * (the lanes of one row read one address) and each of its B runs for each
- * k (a half warp reads 256 contiguous bytes of a B row), all 16-byte
- * shared loads: with 8 x 8 elements, 16 loads for 256 FMAs. Needs a stage
+ * columns (Layout.vec), two runs or (tiles that 8 x 8 a thread does not
+ * cover, e.g. 256x128 with 8 warps) four. Per 4 k it loads each of its A
+ * rows' 16-byte chunk (the lanes of one row read one address) and each of
+ * its B runs for each k (a half warp reads 256 contiguous bytes of a B
+ * row), all 16-byte shared loads: with 8 x 8 elements, 16 loads for 256
+ * FMAs; with 8 x 16, 24 for 512 (B's runs loaded k by k, so that 128
+ * accumulators, 32 A and 16 B values fit the consumers' 200). Needs a stage
  * laid out as wgmma_swapped_stage_bytes() says; the accumulators are the
  * layout ffma_layout() returns.
  */
@@ -33,7 +36,7 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     Layout lay = ffma_layout(P);
     uint32_t ri = lay.rows / lay.tr, ci = lay.cols / lay.tc, runs = ci / 4;
     uint32_t rb = raw_b_row_bytes(P->bn);
-    if (ri * ci != nacc || ri > 8 || runs > 2) { /* wgmma_ffma_grid() allows neither */
+    if (ri * ci != nacc || ri > 8 || (runs != 2 && runs != 4)) { /* wgmma_ffma_grid() allows neither */
         lw_error(L, (TirLoc){0}, "internal error: FMA pipeline tile %ux%u", P->bm, P->bn);
         return;
     }
@@ -49,21 +52,24 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
                                      LLVMBuildShl(b, c0, c32(L, 2), ""), "");
     LLVMTypeRef f32 = L->t_f32;
     for (uint32_t ch = 0; ch < BK / 4; ch++) {
-        LLVMValueRef a[8][4], bv[4][2][4];
+        LLVMValueRef a[8][4], bv[4][4][4];
         for (uint32_t i = 0; i < ri; i++) {
             LLVMValueRef off = LLVMBuildAdd(b, arow[i], LLVMBuildShl(b, LLVMBuildXor(b, aswz[i], c32(L, ch), ""),
                                                                         c32(L, 4), ""), "");
             wg_ld_shared_v4(L, P->ring, off, a[i]);
         }
-        for (uint32_t q = 0; q < 4; q++)
-            for (uint32_t h = 0; h < runs; h++)
-                wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, bcol, c32(L, (4 * ch + q) * rb + h * lay.tc * 16), ""),
-                                bv[q][h]);
-        for (uint32_t q = 0; q < 4; q++)
+        /* two runs: every k's B loaded ahead (as before); four: k by k */
+        uint32_t ahead = runs == 2 ? 4 : 1;
+        for (uint32_t q = 0; q < 4; q++) {
+            for (uint32_t l = q; q % ahead == 0 && l < q + ahead; l++)
+                for (uint32_t h = 0; h < runs; h++)
+                    wg_ld_shared_v4(L, P->ring,
+                                    LLVMBuildAdd(b, bcol, c32(L, (4 * ch + l) * rb + h * lay.tc * 16), ""), bv[l][h]);
             for (uint32_t i = 0; i < ri; i++)
                 for (uint32_t j = 0; j < ci; j++) {
                     LLVMValueRef x[3] = {a[i][q], bv[q][j / 4][j % 4], acc[i * ci + j]};
                     acc[i * ci + j] = lw_call(L, "llvm.fma", &f32, 1, x, 3);
                 }
+        }
     }
 }

@@ -114,15 +114,20 @@ static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecisi
 
 int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc)
 {
-    uint32_t c = bn / 8;
-    if (bn % 8 || c == 0 || c > threads || threads % c)
-        return 0;
-    uint32_t r = threads / c;
-    if (r > bm || bm % r || bm / r * 8 > 64)
-        return 0;
-    *tr = r;
-    *tc = c;
-    return 1;
+    /* 8 columns a thread where at most 8 rows each make the tile; else 16
+     * (cuBLAS SGEMM's 8 x 16 a thread: fewer shared loads per FMA) */
+    for (uint32_t cols = 8; cols <= 16; cols *= 2) {
+        uint32_t c = bn / cols;
+        if (bn % cols || c == 0 || c > threads || threads % c)
+            continue;
+        uint32_t r = threads / c;
+        if (r > bm || bm % r || bm / r > 8)
+            continue;
+        *tr = r;
+        *tc = c;
+        return 1;
+    }
+    return 0;
 }
 
 static int is_const(const TirModule *m, uint32_t v, int64_t want)
@@ -281,7 +286,7 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     if (p == PREC_IEEE && !(o->wgmma_ffma && o->wgmma_swapped && bm >= 64 && bm <= 256 &&
                             wgmma_ffma_grid(bm, bn, k->warps * 32, &tr, &tc)))
         return not_taken(why, n, "ieee takes the FMA consumers where BM is 64..256 and a consumer thread "
-                                 "holds at most 64 elements (here %ux%u with %u warps)%s%s",
+                                 "holds at most 8 rows of 8 or 16 columns (here %ux%u with %u warps)%s%s",
                          bm, bn, k->warps, o->wgmma_ffma ? "" : "; -fno-wgmma-ffma",
                          o->wgmma_swapped ? "" : "; -fno-wgmma-swapped");
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;

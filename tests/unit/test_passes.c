@@ -583,19 +583,21 @@ START_TEST(register_splits_fit)
 END_TEST
 
 /* The FMA pipeline's thread grid (ieee): every tile it takes is covered
- * exactly (tr x tc threads, each 8 columns in two runs of 4 and BM / tr
- * rows, at most 64 accumulators); the tiles it refuses hold more. */
+ * exactly (tr x tc threads, each BM / tr <= 8 rows of 8 columns, or of 16
+ * where 8 would not cover the tile); the tiles it refuses hold more. */
 START_TEST(ffma_grid_covers_tiles)
 {
-    static const uint32_t take[][3] = {{128, 128, 256}, {64, 256, 256}, {128, 64, 128}, {64, 64, 128}, {256, 64, 256}};
-    static const uint32_t refuse[][3] = {{128, 256, 256}, {256, 128, 256}, {128, 128, 128}, {64, 36, 128}, {8, 64, 128}};
+    static const uint32_t take[][4] = {{128, 128, 256, 8}, {64, 256, 256, 8},  {128, 64, 128, 8},
+                                       {64, 64, 128, 8},   {256, 64, 256, 8},  {128, 256, 256, 16},
+                                       {256, 128, 256, 16}, {128, 128, 128, 16}};
+    static const uint32_t refuse[][3] = {{256, 256, 256}, {256, 128, 128}, {64, 36, 128}, {8, 64, 128}};
     for (size_t i = 0; i < sizeof take / sizeof take[0]; i++) {
         uint32_t bm = take[i][0], bn = take[i][1], threads = take[i][2], tr = 0, tc = 0;
         ck_assert_int_eq(wgmma_ffma_grid(bm, bn, threads, &tr, &tc), 1);
         ck_assert_uint_eq(tr * tc, threads);
-        ck_assert_uint_eq(tc * 8, bn);
+        ck_assert_uint_eq(tc * take[i][3], bn);
         ck_assert_uint_eq(bm % tr, 0);
-        ck_assert_uint_le(bm / tr * 8, 64);
+        ck_assert_uint_le(bm / tr, 8);
     }
     for (size_t i = 0; i < sizeof refuse / sizeof refuse[0]; i++) {
         uint32_t tr = 0, tc = 0;
