@@ -395,6 +395,17 @@ static void expect_staged(tilecRuntime rt, size_t mark, const char *what)
     failures += !ok;
 }
 
+/* examples/matmul.tir (128x128 tiles), 300x520x333 with row strides no
+ * tensor map describes (lda K + 2, ldb N + 1, ldc N + 3), all of C checked. */
+static void run_skewed_matmul(tilecRuntime rt, const char *src, const char *mode, uint64_t seed, const char *prefix)
+{
+    enum { M = 300, N = 520, K = 333 };
+    Config c = {"f32", mode, "sm_90a", 128, 128, 32, 8};
+    unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
+    run_dense(rt, &c, src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed, prefix,
+              " (lda K + 2, ldb N + 1)");
+}
+
 /* Staging (runtime/stage.h): examples/matmul.tir (128x128 tiles) and
  * matmul_bf16.tir (128x256) with row strides that no tensor map describes
  * (K + 2, N + 1, ...), on a runtime made with TILEC_STAGE=1, which stages
@@ -418,11 +429,8 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
     enum { M = 300, N = 520, K = 333 };
     static const char *const modes[] = {"tf32-rna", "tf32-rne", "tf32-trunc", "3xtf32"};
     for (size_t p = 0; p < 4; p++) {
-        Config c = {"f32", modes[p], "sm_90a", 128, 128, 32, 8};
-        unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
         size_t mark = gpu_log_mark(forced);
-        run_dense(forced, &c, f32_src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed++,
-                  "examples/matmul.tir staged ", " (lda K + 2, ldb N + 1)");
+        run_skewed_matmul(forced, f32_src, modes[p], seed++, "examples/matmul.tir staged ");
         expect_staged(forced, mark, modes[p]);
     }
     Config h = {"bf16", "ieee", "sm_90a", 128, 256, 64, 8};
@@ -437,11 +445,8 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
      * for, loaded at this launch in place of the JIT's TMA-only one */
     const char *how = getenv("TILEC_TEST_LOAD");
     for (size_t p = 0; p < 2; p++) {
-        Config c = {"f32", modes[p], "sm_90a", 128, 128, 32, 8};
-        unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
         size_t mark = gpu_log_mark(rt);
-        run_dense(rt, &c, f32_src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed++,
-                  "examples/matmul.tir not staged ", " (lda K + 2, ldb N + 1)");
+        run_skewed_matmul(rt, f32_src, modes[p], seed++, "examples/matmul.tir not staged ");
         if (how && !strcmp(how, "source")) {
             int ok = gpu_log_has_since(rt, mark, "loaded them with their own copies too");
             printf("%s: the log notes the JIT's fallback to the kernel as asked for: %s\n", modes[p], ok ? "ok" : "FAIL");
