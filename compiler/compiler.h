@@ -40,6 +40,9 @@ typedef struct {
                                 * 256x128 -40% for tf32-rna on the H200, bench/NOTES.md v13, v14) */
     int wgmma_ffma;            /* sm_90a (default on; -fno-wgmma-ffma): ieee dots on the pipeline too, its
                                 * consumers computing with fp32 FMAs from the stages */
+    int wgmma_ffma_wide;       /* experimental (-fwgmma-ffma-wide, not yet run on a GPU): the FMA consumers
+                                * also take 8 x 16 a thread where 8 x 8 cannot cover the tile (256x128,
+                                * 128x256 with 8 warps; cuBLAS SGEMM's thread tile) */
     int wgmma_half;            /* sm_90a (default on; -fno-wgmma-half): f16/bf16 dots on the pipeline,
                                 * both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int wgmma_half_two_producers; /* experimental (-fwgmma-half-two-producers; timed in session 7, its
@@ -247,9 +250,9 @@ uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *con
 uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
 /* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):
  * tr x tc threads, each BM / tr <= 8 rows of 8 columns (two runs of 4), or
- * where that does not cover the tile, of 16 (four runs); 0 where neither
- * fits. */
-int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc);
+ * with wide (-fwgmma-ffma-wide) where that does not cover the tile, of 16
+ * (four runs); 0 where none fits. */
+int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, int wide, uint32_t *tr, uint32_t *tc);
 
 /* lower_wgmma_tma.c: the tensor maps kernel k takes in hidden parameters
  * (after its own; then a u32 of flags): A's and B's of its pipeline where

@@ -9,8 +9,8 @@
  *
  * Thread (r, c) of a tr x tc grid (wgmma_ffma_grid) holds rows r + tr*i of
  * the tile and columns 4c .. 4c+3 + 4tc*h: a blocked layout with runs of 4
- * columns (Layout.vec), two runs or (tiles that 8 x 8 a thread does not
- * cover, e.g. 256x128 with 8 warps) four. Per 4 k it loads each of its A
+ * columns (Layout.vec), two runs or (-fwgmma-ffma-wide, tiles that 8 x 8
+ * a thread does not cover, e.g. 256x128 with 8 warps) four. Per 4 k it loads each of its A
  * rows' 16-byte chunk (the lanes of one row read one address) and each of
  * its B runs for each k (a half warp reads 256 contiguous bytes of a B
  * row), all 16-byte shared loads: with 8 x 8 elements, 16 loads for 256
@@ -24,7 +24,7 @@
 Layout ffma_layout(const Pipe *P)
 {
     uint32_t tr = 0, tc = 0;
-    wgmma_ffma_grid(P->bm, P->bn, P->consumers, &tr, &tc); /* pass_wgmma checked it */
+    wgmma_ffma_grid(P->bm, P->bn, P->consumers, P->L->o->wgmma_ffma_wide, &tr, &tc); /* pass_wgmma checked it */
     return (Layout){.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = 4};
 }
 

@@ -46,6 +46,7 @@ static const struct {
     {"prefetch", offsetof(TcOptions, prefetch)},
     {"wgmma", offsetof(TcOptions, wgmma)},
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
+    {"wgmma-ffma-wide", offsetof(TcOptions, wgmma_ffma_wide)},
     {"wgmma-swapped", offsetof(TcOptions, wgmma_swapped)},
     {"wgmma-unaligned", offsetof(TcOptions, wgmma_unaligned)},
     {"wgmma-roles", offsetof(TcOptions, wgmma_roles)},

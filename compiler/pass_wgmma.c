@@ -112,11 +112,11 @@ static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecisi
     return bm >= 64 && bm <= 256 && bn <= 256 && acc && acc <= 128u;
 }
 
-int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, uint32_t *tr, uint32_t *tc)
+int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, int wide, uint32_t *tr, uint32_t *tc)
 {
     /* 8 columns a thread where at most 8 rows each make the tile; else 16
      * (cuBLAS SGEMM's 8 x 16 a thread: fewer shared loads per FMA) */
-    for (uint32_t cols = 8; cols <= 16; cols *= 2) {
+    for (uint32_t cols = 8; cols <= (wide ? 16u : 8u); cols *= 2) {
         uint32_t c = bn / cols;
         if (bn % cols || c == 0 || c > threads || threads % c)
             continue;
@@ -284,11 +284,11 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     *prec = p;
     uint32_t tr, tc;
     if (p == PREC_IEEE && !(o->wgmma_ffma && o->wgmma_swapped && bm >= 64 && bm <= 256 &&
-                            wgmma_ffma_grid(bm, bn, k->warps * 32, &tr, &tc)))
+                            wgmma_ffma_grid(bm, bn, k->warps * 32, o->wgmma_ffma_wide, &tr, &tc)))
         return not_taken(why, n, "ieee takes the FMA consumers where BM is 64..256 and a consumer thread "
-                                 "holds at most 8 rows of 8 or 16 columns (here %ux%u with %u warps)%s%s",
-                         bm, bn, k->warps, o->wgmma_ffma ? "" : "; -fno-wgmma-ffma",
-                         o->wgmma_swapped ? "" : "; -fno-wgmma-swapped");
+                                 "holds at most 8 rows of 8 columns%s (here %ux%u with %u warps)%s%s",
+                         o->wgmma_ffma_wide ? " or of 16" : " (-fwgmma-ffma-wide: or of 16)", bm, bn, k->warps,
+                         o->wgmma_ffma ? "" : "; -fno-wgmma-ffma", o->wgmma_swapped ? "" : "; -fno-wgmma-swapped");
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
     if (o->wgmma_swapped) {
         *what = p == PREC_IEEE ? "the FMA consumers" : "the swapped product";

@@ -162,11 +162,13 @@ END_TEST
 START_TEST(ffma_layouts)
 {
     /* the FMA pipeline's blocked runs of 4 columns (lower_wgmma_ffma.c), and
-     * the plain blocked layout of loads */
-    static const uint32_t shapes[][3] = {{128, 128, 256}, {128, 64, 128}, {64, 64, 128}, {64, 128, 128}};
+     * the plain blocked layout of loads; the last three 8 x 16 a thread,
+     * -fwgmma-ffma-wide) */
+    static const uint32_t shapes[][3] = {{128, 128, 256}, {128, 64, 128}, {64, 64, 128}, {64, 128, 128},
+                                         {256, 128, 256}, {128, 256, 256}, {128, 128, 128}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         uint32_t tr, tc;
-        ck_assert(wgmma_ffma_grid(shapes[i][0], shapes[i][1], shapes[i][2], &tr, &tc));
+        ck_assert(wgmma_ffma_grid(shapes[i][0], shapes[i][1], shapes[i][2], 1, &tr, &tc));
         Layout l = {.kind = LAYOUT_BLOCKED, .rows = shapes[i][0], .cols = shapes[i][1], .tr = tr, .tc = tc, .vec = 4};
         char what[64];
         snprintf(what, sizeof what, "ffma %ux%u, %u threads", shapes[i][0], shapes[i][1], shapes[i][2]);

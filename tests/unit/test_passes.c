@@ -583,8 +583,9 @@ START_TEST(register_splits_fit)
 END_TEST
 
 /* The FMA pipeline's thread grid (ieee): every tile it takes is covered
- * exactly (tr x tc threads, each BM / tr <= 8 rows of 8 columns, or of 16
- * where 8 would not cover the tile); the tiles it refuses hold more. */
+ * exactly (tr x tc threads, each BM / tr <= 8 rows of 8 columns, or with
+ * -fwgmma-ffma-wide of 16 where 8 would not cover the tile); the tiles it
+ * refuses hold more. */
 START_TEST(ffma_grid_covers_tiles)
 {
     static const uint32_t take[][4] = {{128, 128, 256, 8}, {64, 256, 256, 8},  {128, 64, 128, 8},
@@ -593,7 +594,9 @@ START_TEST(ffma_grid_covers_tiles)
     static const uint32_t refuse[][3] = {{256, 256, 256}, {256, 128, 128}, {64, 36, 128}, {8, 64, 128}};
     for (size_t i = 0; i < sizeof take / sizeof take[0]; i++) {
         uint32_t bm = take[i][0], bn = take[i][1], threads = take[i][2], tr = 0, tc = 0;
-        ck_assert_int_eq(wgmma_ffma_grid(bm, bn, threads, &tr, &tc), 1);
+        ck_assert_int_eq(wgmma_ffma_grid(bm, bn, threads, 1, &tr, &tc), 1);
+        /* the 16-column grids only with -fwgmma-ffma-wide */
+        ck_assert_int_eq(wgmma_ffma_grid(bm, bn, threads, 0, &tr, &tc), take[i][3] == 8);
         ck_assert_uint_eq(tr * tc, threads);
         ck_assert_uint_eq(tc * take[i][3], bn);
         ck_assert_uint_eq(bm % tr, 0);
@@ -601,7 +604,7 @@ START_TEST(ffma_grid_covers_tiles)
     }
     for (size_t i = 0; i < sizeof refuse / sizeof refuse[0]; i++) {
         uint32_t tr = 0, tc = 0;
-        ck_assert_int_eq(wgmma_ffma_grid(refuse[i][0], refuse[i][1], refuse[i][2], &tr, &tc), 0);
+        ck_assert_int_eq(wgmma_ffma_grid(refuse[i][0], refuse[i][1], refuse[i][2], 1, &tr, &tc), 0);
     }
 }
 END_TEST
