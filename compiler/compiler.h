@@ -40,6 +40,9 @@ typedef struct {
                                 * 256x128 -40% for tf32-rna on the H200, bench/NOTES.md v13, v14) */
     int wgmma_ffma;            /* sm_90a (default on; -fno-wgmma-ffma): ieee dots on the pipeline too, its
                                 * consumers computing with fp32 FMAs from the stages */
+    int wgmma_cluster;         /* experimental (-fwgmma-cluster, not yet run on a GPU): programs 2i and
+                                * 2i + 1 along program_id 0 run as a cluster of two blocks that share
+                                * B's copies (TMA multicast; lower_wgmma_cluster.c says where) */
     int wgmma_ffma_wide;       /* experimental (-fwgmma-ffma-wide, not yet run on a GPU): the FMA consumers
                                 * also take 8 x 16 a thread where 8 x 8 cannot cover the tile (256x128,
                                 * 128x256 with 8 warps; cuBLAS SGEMM's thread tile) */
@@ -181,6 +184,8 @@ typedef struct {
     TcTmap *tmaps;         /* ntmaps */
     unsigned char tma_required; /* -fwgmma-tma-only applied: a launch must pass every tensor map
                                  * encoded (flag bits 0 .. ntmaps - 1 set), else the kernel traps */
+    unsigned char cluster; /* -fwgmma-cluster applied: launched as clusters of this many blocks along
+                            * x (2; the launch rounds grid x up to a multiple), else 0 */
     unsigned char rounded; /* the PTX has a second entry, name TC_ROUNDED_SUFFIX, with the same
                             * parameters, launch shape and shared memory, for launches whose views
                             * all come rounded (every map's TC_TMAP_FLAG_ROUNDED; only kernels whose

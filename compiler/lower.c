@@ -425,6 +425,13 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->tmaps_round = L->ntmaps == 2 && tmaps[0].round && tmaps[1].round;
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
+    L->cluster = 0;
+    if (L->o->wgmma_cluster) {
+        const char *why = L->ntmaps == 2 ? wg_cluster_refusal(m, k, L->o) : "the kernel takes no tensor maps";
+        L->cluster = why == NULL;
+        if (why && L->o->remarks && !L->rounded_views)
+            diag_remark(L->d, k->loc, "-fwgmma-cluster does not apply to @%s: %s", tir_str(m, k->name), why);
+    }
     L->persist = lw_persist_mode(L, k, launch);
     L->role = L->stop = 0;
     L->smem_floor = 0;
@@ -543,6 +550,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     memcpy(info->grid, k->grid, sizeof info->grid);
     info->persistent = L->persist != 0;
     info->tma_required = (unsigned char)L->tmaps_required;
+    info->cluster = L->cluster ? 2 : 0;
     info->nparams = k->nparams;
     info->params = calloc(k->nparams + 1, sizeof *info->params);
     if (!info->name || !info->params)

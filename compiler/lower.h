@@ -92,6 +92,7 @@ typedef struct Lower {
     int tmaps_required;          /* the pipeline copies by TMA only (Pipe.tma_only) */
     /* -fpersistent (lower.c, lw_programs): the kernel loops over the launch's programs */
     int persist;                 /* 0: one program per block; PERSIST_LOOP, PERSIST_ROLES */
+    int cluster;                 /* -fwgmma-cluster applies: blocks in pairs along x (lower_wgmma_cluster.c) */
     uint32_t grid_param0;        /* the hidden parameters: the launch's grid, 3 x i32 */
     LLVMValueRef prog[3], nprog[3]; /* program_id and num_programs of the program being run */
     int role;                    /* PERSIST_ROLES: the half of the kernel being lowered (LW_PRODUCERS,
@@ -220,6 +221,9 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* Whether kernel k's pipeline is the swapped product's (f32 inputs). */
 int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* lower_wgmma_cluster.c: why -fwgmma-cluster cannot apply to kernel k
+ * (NULL: it can; the option itself is the caller's to check). */
+const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* 1 where kernel k takes a second entry point for launches whose views
  * come rounded (Pipe.pre; L: m, o, threads, ntmaps and tmaps_round set). */
 int wgmma_rounded_entry(Lower *L, const TirKernel *k);

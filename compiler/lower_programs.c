@@ -31,7 +31,7 @@
 
 int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch)
 {
-    if (!L->o->persistent)
+    if (!L->o->persistent || L->cluster) /* clusters: one program per block (lower_wgmma_cluster.c) */
         return 0;
     if (launch == L->threads) /* no pipeline: only where asked for (nothing to overlap) */
         return L->o->persistent == 1 ? PERSIST_LOOP : 0;

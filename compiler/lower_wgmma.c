@@ -453,7 +453,7 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         transposed_stage(P, soff, db, cur, nacc);
     }
     if (!overlap)
-        wg_bar_arrive(L, wg_bar_addr(L, P->empty32, s));
+        wg_release(P, wg_bar_addr(L, P->empty32, s), NULL);
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
@@ -463,7 +463,7 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
         LLVMValueRef n = P->base ? LLVMBuildAdd(b, P->base, P->nsteps, "") : P->nsteps;
         LLVMValueRef last = LLVMBuildURem(b, LLVMBuildSub(b, n, c32(L, 1), ""), c32(L, P->stages), "");
-        wg_bar_arrive_if(L, wg_bar_addr(L, P->empty32, last), LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""));
+        wg_release(P, wg_bar_addr(L, P->empty32, last), LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""));
     }
 }
 
@@ -485,7 +485,7 @@ static void init_barriers(Pipe *P)
             a[1] = LLVMBuildSelect(b, P->use_tma, c32(L, 1), a[1], "");
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         a[0] = wg_bar_addr(L, P->empty32, c32(L, s));
-        a[1] = c32(L, P->consumers);
+        a[1] = c32(L, P->consumers * (P->cluster ? 2 : 1)); /* a cluster's stages: both blocks' consumers */
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         if (P->swapped) { /* every producer thread arrives once per step (with TMA: the issuing one) */
             a[0] = wg_bar_addr(L, P->landed32, c32(L, s));
@@ -644,7 +644,7 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                       : P->round_b ? "; A and B rounded in shared memory by the producers"
                                    : "; A rounded (split) in shared memory by the producers, B by the consumers "
                                      "in registers";
-    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s%s",
+    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s%s%s",
                 P->bm, P->bn, P->stages, P->consumers / WARPGROUP, P->producers, P->producers > 1 ? "s" : "",
                 P->roles ? " (one issues the copies, one finishes each step)" : "",
                 P->tma ? "; TMA copies through tensor maps in hidden parameters (the kernel's own copies where a "
@@ -653,7 +653,9 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
                 P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",
-                P->pre ? "; a second entry point for launches that pass A and B rounded (no rounding then)" : "");
+                P->pre ? "; a second entry point for launches that pass A and B rounded (no rounding then)" : "",
+                P->cluster ? "; clusters of 2 blocks along x sharing B's copies (-fwgmma-cluster, experimental)"
+                           : "");
 }
 
 /* The pipeline of marked loop `loop`, as its tile, options and tensor maps
@@ -721,6 +723,10 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     if (P.tma && L->o->wgmma_tma_only && (P.swapped || P.ss))
         P.tma_only = wg_tma_boxes_aligned(m, loop, &m->insts[tir_value_def_inst(m, da[0])],
                                           &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128);
+    /* lower.c decided it (wg_cluster_refusal: implies P.swapped, P.b128 and P.tma_only) */
+    P.cluster = L->cluster && P.swapped && P.b128 && P.tma_only;
+    if (L->cluster && !P.cluster)
+        lw_error(L, (TirLoc){0}, "internal error: -fwgmma-cluster applied to a pipeline it does not fit");
     /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
     P.b_ready = P.round_b || (P.pre && L->rounded_views);
@@ -827,6 +833,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     LLVMBuildBr(b, go);
     LLVMPositionBuilderAtEnd(b, go);
     lw_barrier(L); /* every thread: the barriers are ready */
+    if (P.cluster) /* and the peer block's, before a copy or a release reaches them */
+        wg_cluster_sync(L);
 
     LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producer");
     LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumer");
@@ -840,6 +848,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     if (L->failed)
         return;
     lw_barrier(L); /* every consumer is done with the ring */
+    if (P.cluster) /* and the peer's, whose releases reach this block's barriers (the producers have exited) */
+        wg_cluster_sync(L);
     /* the barriers' memory may be reused by the rest of the kernel: PTX wants
      * them invalidated first (every producer wait and arrive is over: the
      * consumers have seen the last step) */

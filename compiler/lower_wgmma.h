@@ -64,6 +64,8 @@ typedef struct {
     int direct;           /* tma, tf32-trunc/rne (nothing to round): under TMA the consumers wait on
                            * landed[] alone, where the copies complete; no producer finishes a step */
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
+    int cluster;          /* -fwgmma-cluster applies (L->cluster): B's copies shared with the peer block,
+                           * stages released on both blocks' empty[] (lower_wgmma_cluster.c) */
     int tma_only;         /* -fwgmma-tma-only where it applies (wg_tma_boxes_aligned): no version
                            * without TMA (use_tma is true; a program for which it would not be
                            * traps) */
@@ -73,6 +75,7 @@ typedef struct {
                            * leaves A as it lands and the consumers take B's fragments as they
                            * load them */
     LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
+    LLVMValueRef rank;           /* P->cluster: %cluster_ctarank (producers) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
 } Pipe;
 
@@ -196,6 +199,20 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t);
 const TirInst *wgmma_loop_dot(const TirModule *m, const TirInst *f);
 /* Kernel k's loop that pass_wgmma marked (one pipeline a kernel), or NULL. */
 const TirInst *wgmma_marked_loop(const TirModule *m, const TirKernel *k);
+
+/* lower_wgmma_cluster.c (-fwgmma-cluster) */
+/* %cluster_ctarank (i32). */
+LLVMValueRef wg_cluster_rank(Lower *L);
+/* Every thread of both blocks meets (release, acquire: cluster scope). */
+void wg_cluster_sync(Lower *L);
+/* A consumer's release of a stage: arrive on addr (where cond holds; NULL:
+ * always), and with P->cluster on the peer block's barrier at the same
+ * offset too. */
+void wg_release(Pipe *P, LLVMValueRef addr, LLVMValueRef cond);
+/* A 2-D box of map at {c0, c1} to shared address dst of both blocks of the
+ * cluster, completing on each block's barrier at bar's offset. */
+void wg_tma_box_multicast(Lower *L, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef c0, LLVMValueRef c1,
+                          LLVMValueRef bar);
 
 /* lower_wgmma_ss.c (f16/bf16) */
 void ss_producer(Pipe *P, const Access *xa, const Access *xb);

@@ -343,5 +343,5 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     else
         wg_acc_asm(L, t.data, cons, acc, nacc, in, 2 * KSTEPS + 1);
     sb_free(&t);
-    wg_bar_arrive_if(L, rel_addr, rel_if); /* the group before, and so its stage, is done */
+    wg_release(P, rel_addr, rel_if); /* the group before, and so its stage, is done */
 }

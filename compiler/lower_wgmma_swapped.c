@@ -733,7 +733,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
         int pending = P->k_overlap ? 1 : !P->split || j0 + kg == 4 ? 0 : WG_NO_WAIT;
         swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, pending);
         if (P->k_overlap && j0 == 0) /* the stage before has no group in flight now */
-            wg_bar_arrive_if(L, rel_addr, rel_if);
+            wg_release(P, rel_addr, rel_if);
         for (uint32_t r = 0; more && r < P->blocks; r++) {
             if (!ahead)
                 swp_load_frags(P, base, bfrag, r, j0 + kg, kg, raw[r]);

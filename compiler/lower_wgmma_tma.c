@@ -263,6 +263,8 @@ void wg_tma_prepare(Pipe *P)
 {
     P->tmap_a = tmap_addr(P->L, P->L->tma_param0);
     P->tmap_b = tmap_addr(P->L, P->L->tma_param0 + 1);
+    if (P->cluster)
+        P->rank = wg_cluster_rank(P->L);
 }
 
 /* One box of `map` at coordinates c[0..n) (innermost first; a batched
@@ -312,6 +314,15 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     LLVMValueRef ka[2] = {coord(L, k), coord(L, xa->i0)};
     tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);
     LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    if (P->cluster) { /* this block's half of the panels, p % 2 == rank, to both blocks */
+        for (uint32_t q = 0; q < P->bn / 64; q++) {
+            LLVMValueRef p = LLVMBuildAdd(b, c32(L, 2 * q), P->rank, "");
+            LLVMValueRef col = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, p, c32(L, 5), ""), L->t_i64, ""), "");
+            LLVMValueRef dst = LLVMBuildAdd(b, bdst, LLVMBuildMul(b, p, c32(L, BK * 128), ""), "");
+            wg_tma_box_multicast(L, dst, P->tmap_b, coord(L, col), coord(L, k), bar);
+        }
+        return;
+    }
     if (P->b128) { /* a box per 32-column panel (4096 bytes) */
         for (uint32_t p = 0; p < P->bn / 32; p++) {
             LLVMValueRef kb[2] = {coord(L, LLVMBuildAdd(b, xb->i1, c64(L, 32 * p), "")), coord(L, k)};

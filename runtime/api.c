@@ -867,8 +867,13 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     /* the kernel's entry for rounded views where every view comes rounded (staged so) */
     uint32_t all = encoded * TC_TMAP_FLAG_ROUNDED(0);
     int rounded = k->rounded && k->ntmaps && (tmaps.flags & all) == all;
-    t = cu_launch(rounded ? mod->fns_rounded[i] : mod->fns[i], lg, k->threads, k->shared_bytes, (void *)stream, largs,
-                  &msg);
+    void *fn = rounded ? mod->fns_rounded[i] : mod->fns[i];
+    if (k->cluster > 1) { /* -fwgmma-cluster: pairs along x; the extra program reads zeros, stores nothing */
+        lg[0] = (lg[0] + k->cluster - 1) / k->cluster * k->cluster;
+        t = cu_launch_cluster(fn, lg, k->cluster, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
+    } else {
+        t = cu_launch(fn, lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
+    }
     free(pargs);
     if (tmaps.nstaged && !noted && t == TILEC_SUCCESS) {
         if (rounded)

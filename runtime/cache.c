@@ -3,7 +3,7 @@
  *
  * Entry file layout, all integers little-endian:
  *   0   magic "tilecKC\n"
- *   8   u32 format version (6; 5 had no rounded entries, 3 no round flag, 2 no staging fields,
+ *   8   u32 format version (7; 6 had no cluster bit, 5 no rounded entries, 3 no round flag, 2 no staging fields,
  *       1 no tensor maps)
  *   12  u32 header size (96)
  *   16  key (32 bytes)
@@ -11,7 +11,7 @@
  *   56  SHA-256 of bytes 0..55 followed by the payload
  *   88  u64 reserved (0)
  *   96  payload: u32 nkernels, per kernel {str name, u32 threads,
- *       shared_bytes, grid[3], u8 persistent | rounded << 1 | tma_required << 2, u32 nparams, per param {u8 kind, elem, rank, 0,
+ *       shared_bytes, grid[3], u8 persistent | rounded << 1 | tma_required << 2 | (cluster == 2) << 3, u32 nparams, per param {u8 kind, elem, rank, 0,
  *       u32 dim0, dim1}, u32 ntmaps, per map {u8 kind, dtype, batched, u16
  *       box[3], u32 base_param, then for d0, d1, s0, s1, db, sb: i32 param,
  *       i64 value, then u8 stage, round, walk, u16 across}}, then
@@ -41,7 +41,7 @@
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined: they are part of every cache key"
 #endif
 
-enum { HDR_SIZE = 96, FORMAT_VERSION = 6, MEM_ENTRIES = 64 };
+enum { HDR_SIZE = 96, FORMAT_VERSION = 7, MEM_ENTRIES = 64 };
 /* The bytes of the smallest kernel (no name, parameters or maps), of one
  * parameter and of one tensor map, for bounding counts before allocating. */
 enum { KERNEL_MIN_BYTES = 32, PARAM_BYTES = 12, TMAP_BYTES = 90 };
@@ -360,7 +360,10 @@ static uint8_t *encode(const TcCacheKey *k, const TcCacheEntry *e, size_t *len)
         put_le(&b, ki->shared_bytes, 4);
         for (int j = 0; j < 3; j++)
             put_le(&b, ki->grid[j], 4);
-        put_le(&b, (ki->persistent ? 1u : 0u) | (ki->rounded ? 2u : 0u) | (ki->tma_required ? 4u : 0u), 1);
+        put_le(&b,
+               (ki->persistent ? 1u : 0u) | (ki->rounded ? 2u : 0u) | (ki->tma_required ? 4u : 0u) |
+                   (ki->cluster == 2 ? 8u : 0u),
+               1);
         put_le(&b, ki->nparams, 4);
         for (unsigned j = 0; j < ki->nparams; j++) {
             const TirType *t = &ki->params[j];
@@ -509,6 +512,7 @@ static const char *decode(const uint8_t *p, size_t len, TcCacheEntry *e)
         ki->persistent = (bits & 1) != 0;
         ki->rounded = (bits & 2) != 0;
         ki->tma_required = (bits & 4) != 0;
+        ki->cluster = bits & 8 ? 2 : 0;
         uint64_t np = get_le(&r, 4);
         if (r.bad || np > (len - r.off) / PARAM_BYTES)
             return "bad parameter count";

@@ -261,18 +261,48 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, 
     return CUDA_SUCCESS;
 }
 
+/* a launch's record; cluster: its dimensions, NULL for none */
+static void record_launch(CUfunction f, const unsigned g[3], const unsigned bl[3], unsigned shared,
+                          const unsigned *cluster)
+{
+    pthread_mutex_lock(&stats_mu);
+    snprintf(stats.kernels[stats.launches % FAKE_CUDA_KEPT], sizeof stats.kernels[0], "%s", (const char *)f);
+    stats.launches++;
+    for (int i = 0; i < 3; i++) {
+        stats.grid[i] = g[i];
+        stats.block[i] = bl[i];
+        stats.cluster[i] = cluster ? cluster[i] : 0;
+    }
+    stats.shared = shared;
+    pthread_mutex_unlock(&stats_mu);
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    (void)params, (void)extra;
+    FAULT("cuLaunchKernelEx");
+    unsigned cl[3] = {1, 1, 1};
+    for (unsigned i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            cl[0] = c->attrs[i].value.clusterDim.x;
+            cl[1] = c->attrs[i].value.clusterDim.y;
+            cl[2] = c->attrs[i].value.clusterDim.z;
+        }
+    const unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ}, bl[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
+    for (int i = 0; i < 3; i++) /* the driver's rule: the grid a multiple of the cluster */
+        if (!cl[i] || g[i] % cl[i])
+            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    record_launch(f, g, bl, c->sharedMemBytes, cl);
+    return CUDA_SUCCESS;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream s, void **params, void **extra)
 {
     (void)s, (void)params, (void)extra;
     FAULT("cuLaunchKernel");
-    pthread_mutex_lock(&stats_mu);
-    snprintf(stats.kernels[stats.launches % FAKE_CUDA_KEPT], sizeof stats.kernels[0], "%s", (const char *)f);
-    stats.launches++;
-    stats.grid[0] = gx, stats.grid[1] = gy, stats.grid[2] = gz;
-    stats.block[0] = bx, stats.block[1] = by, stats.block[2] = bz;
-    stats.shared = shared;
-    pthread_mutex_unlock(&stats_mu);
+    const unsigned g[3] = {gx, gy, gz}, bl[3] = {bx, by, bz};
+    record_launch(f, g, bl, shared, NULL);
     return CUDA_SUCCESS;
 }
 

@@ -12,6 +12,7 @@ typedef struct {
     unsigned launches;    /* so far */
     char kernels[FAKE_CUDA_KEPT][64]; /* launch i's kernel at [i % FAKE_CUDA_KEPT] */
     unsigned grid[3], block[3], shared; /* of the last launch */
+    unsigned cluster[3];  /* of the last launch: its cluster dimensions (cuLaunchKernel: 0) */
     unsigned tensor_maps; /* encoded so far */
     unsigned pool_allocs; /* stream-ordered allocations so far */
 } FakeCudaStats;

@@ -125,6 +125,39 @@ START_TEST(persistent_launch_takes_resident_blocks)
 }
 END_TEST
 
+/* -fwgmma-cluster (with -fwgmma-tma-only): the 2-D grid GEMM launches
+ * through cuLaunchKernelEx as clusters of 2 along x, its grid x rounded up
+ * to even (the fake refuses a grid that is not a multiple of the cluster,
+ * as the driver does), not persistent; without the option, cuLaunchKernel
+ * and no cluster. */
+START_TEST(cluster_launch_pairs_blocks)
+{
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+    int32_t M = 8192 - 128, N = 8192, K = 512; /* 63 programs along x */
+    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+    const unsigned grid[3] = {63, 64, 1};
+    for (int cluster = 1; cluster >= 0; cluster--) {
+        const char *opts[] = {"--arch=sm_90a", "-fwgmma-tma-only", "-fwgmma-cluster"};
+        tilecModule m = NULL;
+        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", cluster ? 3 : 1, opts, &m),
+                         TILEC_SUCCESS);
+        unsigned launches = fake->launches;
+        tilecResult r = tilecLaunch(m, "mm", grid, NULL, args);
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        ck_assert_msg(r == TILEC_SUCCESS, "cluster %d: %s: %s", cluster, tilecGetErrorString(r), log);
+        ck_assert_uint_eq(fake->launches, launches + 1);
+        ck_assert_uint_eq(fake->grid[0], cluster ? 64 : FAKE_CUDA_SMS);
+        ck_assert_uint_eq(fake->grid[1], cluster ? 64 : 1);
+        ck_assert_uint_eq(fake->cluster[0], cluster ? 2 : 0);
+        ck_assert_uint_eq(fake->cluster[1], cluster ? 1 : 0);
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    }
+    tilecFree(rt, p);
+}
+END_TEST
+
 /* The kernels launched last, oldest first, as "a b c". */
 static void last_kernels(unsigned n, char *buf, size_t size)
 {
@@ -524,6 +557,7 @@ int main(void)
     tcase_add_test(tc, launch_copies_views_first);
     tcase_add_test(tc, tma_only_kernel_needs_its_maps);
     tcase_add_test(tc, jit_tma_only_falls_back);
+    tcase_add_test(tc, cluster_launch_pairs_blocks);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, runtime_shared_by_threads);
     tcase_add_test(tc, hostile_launch_arguments);

@@ -1,0 +1,141 @@
+/*
+ * Clusters of two blocks that share B's copies (-fwgmma-cluster,
+ * experimental, not yet run on a GPU; bench/NOTES.md v19 says why: at the
+ * power cap, L2 traffic costs clock, and cuBLAS's TF32 kernel runs clusters
+ * of 2).
+ *
+ * Programs 2i and 2i + 1 along program_id 0 run as one cluster (the launch
+ * rounds grid x up to even, TcKernelInfo.cluster). Where their tiles take
+ * the same columns of B, each block's producer copies A's box to itself and
+ * half of B's 32-column panels (those p with p % 2 == its rank) to both
+ * blocks at once (TMA .multicast::cluster), arming its own landed[] with
+ * every byte as before. A block's stage is written by both producers, so
+ * its empty[] counts both blocks' consumers: each consumer thread releases
+ * a stage on its own block's barrier and on the peer's. The blocks meet
+ * (barrier.cluster) once their barriers are initialized and once their
+ * consumers are done with the ring, before either reuses that memory.
+ *
+ * Applies (wg_cluster_applies) to the swapped f32 pipeline with TMA only
+ * (-fwgmma-tma-only's proof: both blocks copy by TMA at every step), B as
+ * 32-column panels (an even number), one program per block, B's first
+ * column and the loop's bounds independent of program_id 0 (both blocks
+ * run the same steps of the same columns), and no num_programs or
+ * inline_ptx (the rounded-up grid's extra program reads zeros through the
+ * maps and its checked stores write nothing, unless the kernel looks at
+ * the grid).
+ */
+#include "compiler/lower_wgmma.h"
+
+#include <string.h>
+
+/* Whether value v depends on program_id along an axis in `axes` (bit i:
+ * axis i) or on num_programs; the values a loop's body defines count as
+ * dependent (conservative). */
+static int depends_on_program(const TirModule *m, uint32_t v, unsigned axes, int depth)
+{
+    const TirValue *val = &m->values[v];
+    if (val->kind == VAL_PARAM)
+        return 0;
+    if (val->kind != VAL_RESULT || depth > 32)
+        return 1;
+    const TirInst *in = &m->insts[val->def];
+    if (in->op == OP_PROGRAM_ID)
+        return (axes >> (in->ival % 3) & 1) != 0;
+    if (in->op == OP_NUM_PROGRAMS || in->op == OP_FOR || in->op == OP_LOAD || in->op == OP_INLINE_PTX)
+        return 1;
+    const uint32_t *a = tir_args(m, in);
+    for (uint32_t i = 0; i < in->nargs; i++)
+        if (depends_on_program(m, a[i], axes, depth + 1))
+            return 1;
+    return 0;
+}
+
+/* Whether block `blk` (and the bodies of its loops) holds an op that sees
+ * the grid or does what the compiler cannot follow. */
+static int looks_at_grid(const TirModule *m, uint32_t blk)
+{
+    const TirBlock *bl = &m->blocks[blk];
+    const uint32_t *is = tir_block_insts(m, bl);
+    for (uint32_t i = 0; i < bl->ninsts; i++) {
+        const TirInst *in = &m->insts[is[i]];
+        if (in->op == OP_NUM_PROGRAMS || in->op == OP_INLINE_PTX)
+            return 1;
+        if (in->op == OP_FOR && looks_at_grid(m, in->body))
+            return 1;
+    }
+    return 0;
+}
+
+const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    if (o->arch != ARCH_SM90A || !o->wgmma)
+        return "sm_90a's wgmma pipeline only";
+    const TirInst *f = wgmma_marked_loop(m, k);
+    if (!f || !wgmma_f32_pipeline(m, k, o))
+        return "the kernel has no f32 wgmma pipeline (the swapped product)";
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    const uint32_t *da = tir_args(m, dot);
+    if ((TirPrecision)dot->ival == PREC_IEEE)
+        return "ieee's FMA consumers take no tensor maps";
+    if (!o->wgmma_tma || !o->wgmma_tma_b128 || !o->wgmma_tma_only)
+        return "it needs TMA only (-fwgmma-tma-only) with B as 32-column panels";
+    if (dot->type.dim[1] % 64)
+        return "B's 32-column panels must split evenly between the two blocks (BN a multiple of 64)";
+    const TirInst *lda = &m->insts[tir_value_def_inst(m, da[0])], *ldb = &m->insts[tir_value_def_inst(m, da[1])];
+    if (!wg_tma_boxes_aligned(m, f, lda, ldb, 0, 1))
+        return "no proof that every program's boxes start on 16 bytes (-fwgmma-tma-only's)";
+    if (depends_on_program(m, tir_args(m, ldb)[2], 1, 0))
+        return "B's first column may depend on program_id 0 (the pair along x must share it)";
+    const uint32_t *fa = tir_args(m, f);
+    for (uint32_t i = 0; i < 3; i++)
+        if (depends_on_program(m, fa[i], 7, 0))
+            return "the loop's bounds may depend on the program (the pair must run the same steps)";
+    if (looks_at_grid(m, k->body))
+        return "the kernel uses num_programs or inline_ptx (the launch rounds grid x up to even)";
+    return NULL;
+}
+
+LLVMValueRef wg_cluster_rank(Lower *L)
+{
+    return lw_asm(L, L->t_i32, "mov.u32 $0, %cluster_ctarank;", "=r", NULL, 0, 0);
+}
+
+void wg_cluster_sync(Lower *L)
+{
+    lw_asm(L, void_t(L), "barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;", "~{memory}", NULL, 0,
+           SEC);
+}
+
+/* Arrive on the barrier at shared address addr of this block and, with
+ * P->cluster, on the one at the same offset of the peer block (where cond,
+ * if given, holds). */
+void wg_release(Pipe *P, LLVMValueRef addr, LLVMValueRef cond)
+{
+    Lower *L = P->L;
+    if (!P->cluster) {
+        if (cond)
+            wg_bar_arrive_if(L, addr, cond);
+        else
+            wg_bar_arrive(L, addr);
+        return;
+    }
+    LLVMValueRef a[2] = {addr, cond ? LLVMBuildZExt(L->b, cond, L->t_i32, "") : c32(L, 1)};
+    lw_asm(L, void_t(L),
+           "{\n\t.reg .pred P1;\n\t.reg .b32 peer, remote;\n\tsetp.ne.b32 P1, $1, 0;\n\t"
+           "@P1 mbarrier.arrive.shared::cta.b64 _, [$0];\n\t"
+           "mov.u32 peer, %cluster_ctarank;\n\txor.b32 peer, peer, 1;\n\t"
+           "mapa.shared::cluster.u32 remote, $0, peer;\n\t"
+           "@P1 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}",
+           "r,r,~{memory}", a, 2, SE);
+}
+
+void wg_tma_box_multicast(Lower *L, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef c0, LLVMValueRef c1,
+                          LLVMValueRef bar)
+{
+    LLVMValueRef a[5] = {dst, map, bar, c0, c1};
+    lw_asm(L, void_t(L),
+           "{\n\t.reg .b16 both;\n\tmov.b16 both, 3;\n\t"
+           "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+           "[$0], [$1, {$3, $4}], [$2], both;\n\t}",
+           "r,l,r,r,r,~{memory}", a, 5, SE);
+}
