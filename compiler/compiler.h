@@ -168,6 +168,9 @@ typedef struct {
  * (TcKernelInfo.rounded), which reads what it is given (by TMA or by its own
  * copies) as rounded already; the kernel's own entry always rounds. */
 #define TC_TMAP_FLAG_ROUNDED(i) (1u << (16 + (i)))
+/* Bit 31 (TcKernelInfo.cluster): the launch rounded grid x up by one
+ * program to pair the blocks; that last program along x stores nothing. */
+#define TC_TMAP_FLAG_EXTRA_X (1u << 31)
 /* That entry's name: the kernel's and this ('$' is in no kernel's name). */
 #define TC_ROUNDED_SUFFIX "$rounded"
 typedef struct {

@@ -224,6 +224,10 @@ int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *
 /* lower_wgmma_cluster.c: why -fwgmma-cluster cannot apply to kernel k
  * (NULL: it can; the option itself is the caller's to check). */
 const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* i1: this block runs the program a cluster launch added along x
+ * (TC_TMAP_FLAG_EXTRA_X and the last block along x): its views read as
+ * empty, so that it stores nothing (lower_VIEW). */
+LLVMValueRef wg_cluster_extra(Lower *L);
 /* 1 where kernel k takes a second entry point for launches whose views
  * come rounded (Pipe.pre; L: m, o, threads, ntmaps and tmaps_round set). */
 int wgmma_rounded_entry(Lower *L, const TirKernel *k);

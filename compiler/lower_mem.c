@@ -24,8 +24,12 @@ void lower_VIEW(Lower *L, uint32_t i)
     const TirInst *in = &L->m->insts[i];
     const uint32_t *a = tir_args(L->m, in);
     LVal v = {.kind = LV_VIEW, .rank = in->ival, .base = lw_val(L, a[0])->s};
+    /* a cluster launch's added program (-fwgmma-cluster): every view empty, its checked stores store nothing */
+    LLVMValueRef extra = L->cluster ? wg_cluster_extra(L) : NULL;
     for (int d = 0; d < v.rank; d++) {
         v.dims[d] = sext64(L, a[1 + d]);
+        if (extra)
+            v.dims[d] = LLVMBuildSelect(L->b, extra, lw_const_i64(L, 0), v.dims[d], "");
         v.strides[d] = sext64(L, a[1 + v.rank + d]);
     }
     lw_set(L, in->result, v);

@@ -11,7 +11,10 @@
  * blocks at once (TMA .multicast::cluster), arming its own landed[] with
  * every byte as before. A block's stage is written by both producers, so
  * its empty[] counts both blocks' consumers: each consumer thread releases
- * a stage on its own block's barrier and on the peer's. The blocks meet
+ * a stage on its own block's barrier and on the peer's. The program the
+ * launch adds to make grid x even (TC_TMAP_FLAG_EXTRA_X) runs the pipeline
+ * for its peer, but its views read as empty, so it stores nothing. The
+ * blocks meet
  * (barrier.cluster) once their barriers are initialized and once their
  * consumers are done with the ring, before either reuses that memory.
  *
@@ -20,9 +23,7 @@
  * 32-column panels (an even number), one program per block, B's first
  * column and the loop's bounds independent of program_id 0 (both blocks
  * run the same steps of the same columns), and no num_programs or
- * inline_ptx (the rounded-up grid's extra program reads zeros through the
- * maps and its checked stores write nothing, unless the kernel looks at
- * the grid).
+ * inline_ptx (the kernel must not see the rounded-up grid).
  */
 #include "compiler/lower_wgmma.h"
 
@@ -93,6 +94,17 @@ const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcO
     if (looks_at_grid(m, k->body))
         return "the kernel uses num_programs or inline_ptx (the launch rounds grid x up to even)";
     return NULL;
+}
+
+LLVMValueRef wg_cluster_extra(Lower *L)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + L->ntmaps);
+    LLVMValueRef added = LLVMBuildICmp(b, LLVMIntSLT, flags, c32(L, 0), ""); /* bit 31 */
+    LLVMValueRef x = lw_call(L, "llvm.nvvm.read.ptx.sreg.ctaid.x", NULL, 0, NULL, 0);
+    LLVMValueRef n = lw_call(L, "llvm.nvvm.read.ptx.sreg.nctaid.x", NULL, 0, NULL, 0);
+    LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, x, LLVMBuildSub(b, n, c32(L, 1), ""), "");
+    return LLVMBuildAnd(b, added, last, "extra");
 }
 
 LLVMValueRef wg_cluster_rank(Lower *L)

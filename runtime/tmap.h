@@ -20,9 +20,10 @@
 #include "tilec.h"
 
 #define TC_TMAP_BYTES 128 /* a CUtensorMap, passed by value */
-/* The most maps per kernel tilec passes encoded (more: all zero, flag 0).
+/* The most maps per kernel tilec passes encoded (more: all zero, flag 0):
+ * the flags word's bits 0..14 and 16..30 (bit 31: TC_TMAP_FLAG_EXTRA_X).
  * The disk cache refuses entries with more, as damaged. */
-#define TC_TMAP_MAX 16
+#define TC_TMAP_MAX 15
 
 #define TC_TMAP_MAX_RANK 4 /* panels (3) of a batched view (+1) */
 

@@ -128,8 +128,8 @@ END_TEST
 /* -fwgmma-cluster (with -fwgmma-tma-only): the 2-D grid GEMM launches
  * through cuLaunchKernelEx as clusters of 2 along x, its grid x rounded up
  * to even (the fake refuses a grid that is not a multiple of the cluster,
- * as the driver does), not persistent; without the option, cuLaunchKernel
- * and no cluster. */
+ * as the driver does; an even one stays), not persistent; without the
+ * option, cuLaunchKernel and no cluster. */
 START_TEST(cluster_launch_pairs_blocks)
 {
     tilecDevicePtr p;
@@ -152,6 +152,12 @@ START_TEST(cluster_launch_pairs_blocks)
         ck_assert_uint_eq(fake->grid[1], cluster ? 64 : 1);
         ck_assert_uint_eq(fake->cluster[0], cluster ? 2 : 0);
         ck_assert_uint_eq(fake->cluster[1], cluster ? 1 : 0);
+        if (cluster) {
+            const unsigned even[3] = {62, 64, 1};
+            ck_assert_int_eq(tilecLaunch(m, "mm", even, NULL, args), TILEC_SUCCESS);
+            ck_assert_uint_eq(fake->grid[0], 62);
+            ck_assert_uint_eq(fake->cluster[0], 2);
+        }
         ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
     }
     tilecFree(rt, p);
