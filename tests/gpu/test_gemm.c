@@ -54,6 +54,7 @@ typedef struct {
     const char *precision;
     const char *arch;
     int bm, bn, bk, warps;
+    const char *copt; /* more options, space-separated (NULL: none) */
 } Config;
 
 typedef struct {
@@ -241,11 +242,10 @@ static tilecModule load_with_copts(tilecRuntime rt, const char *src, const char 
     snprintf(prec, sizeof prec, "--precision=%s", c->precision);
     snprintf(arch, sizeof arch, "--arch=%s", c->arch);
     const char *env = getenv("TILEC_TEST_COPT"); /* e.g. "-fwgmma-hoist -fno-wgmma-swapped" */
-    if (env)
-        snprintf(extra, sizeof extra, "%s", env);
-    const char *opts[6] = {prec, arch};
+    snprintf(extra, sizeof extra, "%s %s", env ? env : "", c->copt ? c->copt : "");
+    const char *opts[8] = {prec, arch};
     int n = 2;
-    for (char *tok = strtok(extra, " "); tok && n < 6; tok = strtok(NULL, " "))
+    for (char *tok = strtok(extra, " "); tok && n < 8; tok = strtok(NULL, " "))
         opts[n++] = tok;
     return gpu_load(rt, src, name, n, opts);
 }
@@ -285,9 +285,11 @@ static size_t check_dense(const float *A, int lda, const float *B, int ldb, cons
 /* Runs kernel `kernel` of src, (A, B, C, M, N, K, lda, ldb, ldc[, k0, c0]),
  * on random f32 data (rows of lda, ldb, ldc floats) and checks all of C
  * (check_dense). */
-static void run_dense(tilecRuntime rt, const Config *c, const char *src, const char *file, const char *kernel, int M,
-                      int N, int K, int lda, int ldb, int ldc, int k0, int c0, const unsigned grid[3], uint64_t seed,
-                      const char *pre, const char *post)
+/* run_dense() where the grid covers only C's first `rows` rows: the rest
+ * must stay poisoned (a cluster launch's added program stores nothing). */
+static void run_dense_rows(tilecRuntime rt, const Config *c, const char *src, const char *file, const char *kernel,
+                           int M, int N, int K, int lda, int ldb, int ldc, int k0, int c0, const unsigned grid[3],
+                           uint64_t seed, const char *pre, const char *post, int rows)
 {
     size_t na = (size_t)M * lda, nb = (size_t)K * ldb, nc = (size_t)M * ldc;
     float *A = malloc(sizeof(float) * na), *B = malloc(sizeof(float) * nb), *C = malloc(sizeof(float) * nc);
@@ -330,7 +332,9 @@ static void run_dense(tilecRuntime rt, const Config *c, const char *src, const c
     GPU_CHECK(rt, tilecSynchronize(rt));
     gpu_download(rt, C, dC, sizeof(float) * nc);
     double tol = tolerance(c, K), worst;
-    size_t bad = check_dense(A, lda, B, ldb, C, ldc, M, N, K, k0, c0, tol, &worst);
+    size_t bad = check_dense(A, lda, B, ldb, C, ldc, rows < M ? rows : M, N, K, k0, c0, tol, &worst);
+    for (size_t i = (size_t)(rows < M ? rows : M) * ldc; i < nc; i++) /* rows no program was asked for */
+        bad += !isnan(C[i]);
     printf("%s %-10s %s %s%dx%dx%d%s: worst |err|/sum|ab| %.3g (bound %.3g): %s\n", c->arch, c->precision, c->elem,
            pre, M, N, K, post, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
@@ -341,6 +345,13 @@ static void run_dense(tilecRuntime rt, const Config *c, const char *src, const c
     free(A);
     free(B);
     free(C);
+}
+
+static void run_dense(tilecRuntime rt, const Config *c, const char *src, const char *file, const char *kernel, int M,
+                      int N, int K, int lda, int ldb, int ldc, int k0, int c0, const unsigned grid[3], uint64_t seed,
+                      const char *pre, const char *post)
+{
+    run_dense_rows(rt, c, src, file, kernel, M, N, K, lda, ldb, ldc, k0, c0, grid, seed, pre, post, M);
 }
 
 static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, uint64_t seed)
@@ -400,7 +411,7 @@ static void expect_staged(tilecRuntime rt, size_t mark, const char *what)
 static void run_skewed_matmul(tilecRuntime rt, const char *src, const char *mode, uint64_t seed, const char *prefix)
 {
     enum { M = 300, N = 520, K = 333 };
-    Config c = {"f32", mode, "sm_90a", 128, 128, 32, 8};
+    Config c = {"f32", mode, "sm_90a", 128, 128, 32, 8, NULL};
     unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
     run_dense(rt, &c, src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed, prefix,
               " (lda K + 2, ldb N + 1)");
@@ -433,7 +444,7 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
         run_skewed_matmul(forced, f32_src, modes[p], seed++, "examples/matmul.tir staged ");
         expect_staged(forced, mark, modes[p]);
     }
-    Config h = {"bf16", "ieee", "sm_90a", 128, 256, 64, 8};
+    Config h = {"bf16", "ieee", "sm_90a", 128, 256, 64, 8, NULL};
     unsigned hgrid[3] = {(M + 127) / 128, (N + 255) / 256, 1};
     size_t mark = gpu_log_mark(forced);
     run_dense(forced, &h, bf16_src, "matmul_bf16.tir", "matmul_bf16", M, N, K, K + 1, N + 3, N, 0, 0, hgrid, seed++,
@@ -456,12 +467,60 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
     if (quick)
         return;
     enum { BM = 2100, BN = 2100, BK = 100 }; /* 17 x 17 programs: each view read by 17.6 per element */
-    Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
+    Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8, NULL};
     unsigned grid[3] = {(BM + 127) / 128, (BN + 127) / 128, 1};
     mark = gpu_log_mark(rt);
     run_dense(rt, &c, f32_src, "matmul.tir", "matmul", BM, BN, BK, BK + 1, BN + 1, BN + 3, 0, 0, grid, seed,
               "examples/matmul.tir ", " (lda K + 1, ldb N + 1: staged by the default rule)");
     expect_staged(rt, mark, "the default rule");
+}
+
+/* dst = src with every `from` replaced by `to` (dst holds cap bytes). */
+static void replace_all(char *dst, size_t cap, const char *src, const char *from, const char *to)
+{
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    while (*src && n + tl + 1 < cap) {
+        if (!strncmp(src, from, fl)) {
+            memcpy(dst + n, to, tl);
+            n += tl;
+            src += fl;
+        } else {
+            dst[n++] = *src++;
+        }
+    }
+    dst[n] = 0;
+}
+
+/* -fwgmma-cluster (experimental): examples/matmul.tir and its 128x256
+ * variant, programs along x paired into clusters of two blocks sharing B's
+ * copies: an odd grid x covering all rows, an odd grid x covering fewer
+ * rows than C has (the program the launch adds stores nothing: the rows
+ * after the grid's stay poisoned), an even grid; 16-byte rows (TMA only). */
+static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
+{
+    static char src128[8192], src256[8192], tmp[8192];
+    if (!read_example("matmul.tir", src128, sizeof src128))
+        return;
+    replace_all(tmp, sizeof tmp, src128, "128x128xf32", "128x256xf32");
+    replace_all(src256, sizeof src256, tmp, "32x128xf32", "32x256xf32");
+    replace_all(tmp, sizeof tmp, src256, "%n0 = mul %pn, 128", "%n0 = mul %pn, 256");
+    memcpy(src256, tmp, sizeof src256);
+    static const char *const modes[] = {"tf32-rna", "tf32-rne", "tf32-trunc", "3xtf32"};
+    for (int wide = 0; wide < 2; wide++)
+        for (size_t p = 0; p < 4; p++) {
+            int bn = wide ? 256 : 128;
+            if (wide && p == 3) /* 3xtf32 at 128x256: the generic lowering */
+                continue;
+            Config c = {"f32", modes[p], "sm_90a", 128, bn, 32, 8, "-fwgmma-tma-only -fwgmma-cluster"};
+            const char *src = wide ? src256 : src128, *post = wide ? " (128x256)" : " (128x128)";
+            unsigned odd[3] = {3, (520 + bn - 1) / bn, 1}, part[3] = {3, 512 / bn, 1}, even[3] = {4, 512 / bn, 1};
+            run_dense(rt, &c, src, "matmul.tir", "matmul", 300, 520, 336, 336, 520, 520, 0, 0, odd, seed++,
+                      "cluster, odd grid x ", post);
+            run_dense_rows(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, part, seed++,
+                           "cluster, 3 of 4 programs along x ", post, 384);
+            run_dense(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, even, seed++,
+                      "cluster, even grid x ", post);
+        }
 }
 
 static tilecModule load_config(tilecRuntime rt, const Config *c)
@@ -487,7 +546,7 @@ int main(void)
     int quick = q && q[0] == '1';
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 0; p < 5; p++) {
-            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4};
+            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4, NULL};
             tilecModule mod = load_config(rt, &c);
             for (size_t s = 0; s < sizeof small / sizeof small[0]; s++)
                 run_case(rt, mod, &c, &small[s], seed++);
@@ -498,7 +557,7 @@ int main(void)
         }
     for (size_t a = 0; a < 2; a++)
         for (int e = 0; e < 2; e++) {
-            Config c = {e ? "bf16" : "f16", "ieee", archs[a], 64, 64, 32, 4};
+            Config c = {e ? "bf16" : "f16", "ieee", archs[a], 64, 64, 32, 4, NULL};
             tilecModule mod = load_config(rt, &c);
             Shape s1 = {63, 65, 67, 2, 1, 0, 0, 0, 0}, s2 = {1000, 1999, 777, 1, 0, 1, 0, 64, 0};
             run_case(rt, mod, &c, &s1, seed++);
@@ -508,7 +567,7 @@ int main(void)
         }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 2; p < 5; p += 2) { /* tf32-rna, 3xtf32 */
-            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4};
+            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4, NULL};
             run_offset_case(rt, &c, 1, 1, seed++);
             run_offset_case(rt, &c, 3, 2, seed++);
             run_offset_case(rt, &c, 4, 4, seed++); /* 16-byte aligned starts: TMA with -fwgmma-tma */
@@ -521,7 +580,7 @@ int main(void)
                                   {256, 64, 4},  {64, 256, 8},  {128, 128, 8}, {128, 64, 4}};
     for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++)
         for (size_t p = 0; p < 5; p++) {
-            Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2]};
+            Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2], NULL};
             tilecModule mod = load_config(rt, &c);
             Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0, 0}, s2 = {260, 300, 100, 2, 0, 1, 0, 0, 0};
             /* 16-byte aligned rows (TMA where it applies: edges in every dimension, a
@@ -542,7 +601,7 @@ int main(void)
     static const int half[][3] = {{128, 256, 8}, {128, 128, 8}, {128, 64, 8}, {64, 256, 4}, {64, 128, 4}, {64, 64, 4}};
     for (size_t w = 0; w < sizeof half / sizeof half[0]; w++)
         for (int e = 0; e < 2; e++) {
-            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", half[w][0], half[w][1], 64, half[w][2]};
+            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", half[w][0], half[w][1], 64, half[w][2], NULL};
             tilecModule mod = load_config(rt, &c);
             Shape sh[] = {{300, 520, 333, 1, 0, 0, 0, 0, 0}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
                           {129, 203, 190, 1, 1, 0, 0, 0, 0}, {255, 257, 129, 1, 0, 0, 0, 0, 0},
@@ -554,13 +613,15 @@ int main(void)
         }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 2; p < 4; p++) { /* tf32-rna, tf32-rne (TMA that rounds) */
-            Config c = {"f32", precisions[p], archs[a], 128, 256, 32, 8};
+            Config c = {"f32", precisions[p], archs[a], 128, 256, 32, 8, NULL};
             run_grouped_example(rt, &c, seed++);
         }
     run_staged_cases(rt, quick, seed);
     seed += 16;
+    run_cluster_cases(rt, seed);
+    seed += 16;
     if (!quick) { /* the large case with the big tile of examples/matmul.tir */
-        Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8};
+        Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8, NULL};
         tilecModule mod = load_config(rt, &c);
         Shape s = {4096, 4096, 4096, 1, 0, 0, 0, 32, 1};
         run_case(rt, mod, &c, &s, seed++);
