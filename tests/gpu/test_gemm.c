@@ -16,7 +16,8 @@
  * four, space-separated); TILEC_TEST_LOAD=source loads them through
  * tilecModuleLoadSource (the JIT's TMA-only kernels, and the kernel as
  * asked for where a launch leaves a view unstaged: run_staged_cases checks
- * that one did).
+ * that one did); TILEC_TEST_CLUSTER=1 adds the experimental
+ * -fwgmma-cluster's cases (run_cluster_cases).
  */
 #include "gpu_common.h"
 #include "reference/round.h"
@@ -618,7 +619,9 @@ int main(void)
         }
     run_staged_cases(rt, quick, seed);
     seed += 16;
-    run_cluster_cases(rt, seed);
+    const char *cl = getenv("TILEC_TEST_CLUSTER"); /* experimental: until it has run, a hang must not stop the rest */
+    if (cl && !strcmp(cl, "1"))
+        run_cluster_cases(rt, seed);
     seed += 16;
     if (!quick) { /* the large case with the big tile of examples/matmul.tir */
         Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8, NULL};
