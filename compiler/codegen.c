@@ -112,6 +112,26 @@ static char *take_message(char *msg)
     return s;
 }
 
+/* text inserted after the first line of *ptx that holds marker (none: no
+ * change); -1 when out of memory */
+static int insert_after_line(char **ptx, const char *marker, const char *text)
+{
+    char *at = strstr(*ptx, marker);
+    if (!at)
+        return 0;
+    char *eol = strchr(at, '\n');
+    size_t head = eol ? (size_t)(eol - *ptx) + 1 : strlen(*ptx), n = strlen(*ptx), tn = strlen(text);
+    char *s = malloc(n + tn + 1);
+    if (!s)
+        return -1;
+    memcpy(s, *ptx, head);
+    memcpy(s + head, text, tn);
+    memcpy(s + head + tn, *ptx + head, n - head + 1);
+    free(*ptx);
+    *ptx = s;
+    return 0;
+}
+
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
 {
     tc_codegen_init();
@@ -177,6 +197,11 @@ int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
             rc = -1;
         LLVMDisposeMemoryBuffer(buf);
     }
+    /* -fwgmma-cluster: the entry must run as clusters of 2 along x; LLVM 19 emits no
+     * .reqnctapercluster, so it goes after .maxntid as text (a launch without clusters then fails
+     * at the driver instead of reaching a peer block that does not exist) */
+    if (rc == 0 && L->cluster && out->ptx && insert_after_line(&out->ptx, ".maxntid", ".reqnctapercluster 2, 1, 1\n"))
+        rc = -1;
     out->ms_codegen = now_ms() - t0;
     LLVMDisposeTargetMachine(tm);
     return rc;

@@ -187,8 +187,9 @@ typedef struct {
     TcTmap *tmaps;         /* ntmaps */
     unsigned char tma_required; /* -fwgmma-tma-only applied: a launch must pass every tensor map
                                  * encoded (flag bits 0 .. ntmaps - 1 set), else the kernel traps */
-    unsigned char cluster; /* -fwgmma-cluster applied: launched as clusters of this many blocks along
-                            * x (2; the launch rounds grid x up to a multiple), else 0 */
+    unsigned char cluster; /* -fwgmma-cluster applied: the entry runs as clusters of this many blocks
+                            * along x (2; its .reqnctapercluster): the launch rounds grid x up to a
+                            * multiple, else 0 */
     unsigned char rounded; /* the PTX has a second entry, name TC_ROUNDED_SUFFIX, with the same
                             * parameters, launch shape and shared memory, for launches whose views
                             * all come rounded (every map's TC_TMAP_FLAG_ROUNDED; only kernels whose

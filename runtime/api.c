@@ -868,15 +868,13 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     uint32_t all = encoded * TC_TMAP_FLAG_ROUNDED(0);
     int rounded = k->rounded && k->ntmaps && (tmaps.flags & all) == all;
     void *fn = rounded ? mod->fns_rounded[i] : mod->fns[i];
-    if (k->cluster > 1) { /* -fwgmma-cluster: pairs along x; a program added to pair the last stores nothing */
-        if (lg[0] % k->cluster) {
-            lg[0] = (lg[0] + k->cluster - 1) / k->cluster * k->cluster;
-            tmaps.flags |= TC_TMAP_FLAG_EXTRA_X; /* (a cluster kernel takes its maps: largs holds &tmaps.flags) */
-        }
-        t = cu_launch_cluster(fn, lg, k->cluster, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
-    } else {
-        t = cu_launch(fn, lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
+    /* -fwgmma-cluster: the entry declares its clusters (.reqnctapercluster), the grid must be a
+     * multiple; a program added to pair the last stores nothing */
+    if (k->cluster > 1 && lg[0] % k->cluster) {
+        lg[0] = (lg[0] + k->cluster - 1) / k->cluster * k->cluster;
+        tmaps.flags |= TC_TMAP_FLAG_EXTRA_X; /* (a cluster kernel takes its maps: largs holds &tmaps.flags) */
     }
+    t = cu_launch(fn, lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
     free(pargs);
     if (tmaps.nstaged && !noted && t == TILEC_SUCCESS) {
         if (rounded)

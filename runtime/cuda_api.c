@@ -69,7 +69,6 @@
     X(LinkComplete, 5050, "cuLinkComplete", 0)                         \
     X(LinkDestroy, 5050, "cuLinkDestroy", 0)                          \
     X(TensorMapEncodeTiled, 12000, "cuTensorMapEncodeTiled", 0)        \
-    X(LaunchKernelEx, 11060, "cuLaunchKernelEx", 0)                    \
     X(MemPoolCreate, 11020, "cuMemPoolCreate", 0)                      \
     X(MemPoolDestroy, 11020, "cuMemPoolDestroy", 0)                    \
     X(MemPoolSetAttribute, 11020, "cuMemPoolSetAttribute", 0)          \
@@ -469,33 +468,6 @@ tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsign
                                  (CUstream)stream, args, NULL);
     /* any failure of a launch is a launch failure (bad grid, resources, ...) */
     return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuLaunchKernel", r, TILEC_ERROR_LAUNCH);
-}
-
-tilecResult cu_launch_cluster(void *fn, const unsigned grid[3], unsigned cluster_x, unsigned threads,
-                              unsigned shared_bytes, void *stream, void **args, StrBuf *log)
-{
-    if (!cu.LaunchKernelEx) {
-        sb_puts(log, "cuLaunchKernelEx: not in this driver (a kernel compiled with -fwgmma-cluster needs it)\n");
-        return TILEC_ERROR_LAUNCH;
-    }
-    CUlaunchAttribute attr;
-    memset(&attr, 0, sizeof attr);
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = cluster_x;
-    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
-    CUlaunchConfig cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.gridDimX = grid[0];
-    cfg.gridDimY = grid[1];
-    cfg.gridDimZ = grid[2];
-    cfg.blockDimX = threads;
-    cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = shared_bytes;
-    cfg.hStream = (CUstream)stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    CUresult r = cu.LaunchKernelEx(&cfg, (CUfunction)fn, args, NULL);
-    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuLaunchKernelEx", r, TILEC_ERROR_LAUNCH);
 }
 
 /* ---- memory ----------------------------------------------------------------- */

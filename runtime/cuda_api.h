@@ -72,10 +72,6 @@ tilecResult cu_blocks_per_sm(void *fn, unsigned threads, unsigned shared_bytes, 
  * default stream. Launch and execution failures are TILEC_ERROR_LAUNCH. */
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,
                       void **args, StrBuf *log);
-/* The same as clusters of cluster_x x 1 x 1 blocks (cuLaunchKernelEx; grid[0]
- * a multiple of cluster_x); TILEC_ERROR_LAUNCH where the driver lacks it. */
-tilecResult cu_launch_cluster(void *fn, const unsigned grid[3], unsigned cluster_x, unsigned threads,
-                              unsigned shared_bytes, void *stream, void **args, StrBuf *log);
 
 /* *oom (may be NULL): set when the driver had no memory for it. */
 tilecResult cu_mem_alloc(uint64_t *p, size_t bytes, int *oom, StrBuf *log);

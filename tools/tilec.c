@@ -85,7 +85,7 @@ static const char usage[] =
     "  -fwgmma-cluster      experimental (not yet run on a GPU): with\n"
     "                       -fwgmma-tma-only, programs 2i and 2i+1 along x as a\n"
     "                       cluster of two blocks sharing B's copies (TMA\n"
-    "                       multicast); launch as clusters of 2 (tilecLaunch does)\n"
+    "                       multicast); the entry runs as clusters of 2 along x\n"
     "  -fwgmma-ffma-wide    experimental (not yet run on a GPU): ieee's FMA\n"
     "                       consumers also take 8 x 16 elements a thread where 8 x 8\n"
     "                       cannot cover the tile (256x128, 128x256 with 8 warps)\n"

@@ -185,6 +185,7 @@ CUresult cuStreamSynchronize(CUstream s)
  * name, interned (launches record it). */
 enum { MAX_FUNCTIONS = 64 };
 static char functions[MAX_FUNCTIONS][64];
+static unsigned function_cluster[MAX_FUNCTIONS]; /* its entry's .reqnctapercluster x, else 0 */
 static unsigned nfunctions;
 
 static CUresult new_module(CUmodule *m, const void *image)
@@ -223,16 +224,19 @@ CUresult cuModuleUnload(CUmodule m)
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
     const char *text = (const char *)m;
+    unsigned cluster = 0;
     if (memcmp(text, "\x7f" "ELF", 4) != 0) {
         size_t n = strlen(name) + 16;
         char *entry = malloc(n);
         if (!entry)
             return CUDA_ERROR_OUT_OF_MEMORY;
         snprintf(entry, n, ".entry %s(", name);
-        int found = strstr(text, entry) != NULL;
+        const char *at = strstr(text, entry);
         free(entry);
-        if (!found)
+        if (!at)
             return CUDA_ERROR_NOT_FOUND;
+        const char *body = strchr(at, '{'), *req = strstr(at, ".reqnctapercluster");
+        cluster = req && (!body || req < body) ? (unsigned)atoi(req + strlen(".reqnctapercluster")) : 0;
     }
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&mu);
@@ -241,6 +245,8 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
         i++;
     if (i == nfunctions && nfunctions < MAX_FUNCTIONS)
         snprintf(functions[nfunctions++], sizeof functions[0], "%s", name);
+    if (i < MAX_FUNCTIONS)
+        function_cluster[i] = cluster; /* (the last module loaded with this name) */
     pthread_mutex_unlock(&mu);
     if (i == MAX_FUNCTIONS)
         return CUDA_ERROR_NOT_FOUND;
@@ -277,32 +283,16 @@ static void record_launch(CUfunction f, const unsigned g[3], const unsigned bl[3
     pthread_mutex_unlock(&stats_mu);
 }
 
-CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
-{
-    (void)params, (void)extra;
-    FAULT("cuLaunchKernelEx");
-    unsigned cl[3] = {1, 1, 1};
-    for (unsigned i = 0; i < c->numAttrs; i++)
-        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-            cl[0] = c->attrs[i].value.clusterDim.x;
-            cl[1] = c->attrs[i].value.clusterDim.y;
-            cl[2] = c->attrs[i].value.clusterDim.z;
-        }
-    const unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ}, bl[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
-    for (int i = 0; i < 3; i++) /* the driver's rule: the grid a multiple of the cluster */
-        if (!cl[i] || g[i] % cl[i])
-            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-    record_launch(f, g, bl, c->sharedMemBytes, cl);
-    return CUDA_SUCCESS;
-}
-
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream s, void **params, void **extra)
 {
     (void)s, (void)params, (void)extra;
     FAULT("cuLaunchKernel");
     const unsigned g[3] = {gx, gy, gz}, bl[3] = {bx, by, bz};
-    record_launch(f, g, bl, shared, NULL);
+    unsigned cl[3] = {function_cluster[(const char(*)[64])f - functions], 1, 1};
+    if (cl[0] && gx % cl[0]) /* the driver's rule: the grid a multiple of the entry's cluster */
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    record_launch(f, g, bl, shared, cl[0] ? cl : NULL);
     return CUDA_SUCCESS;
 }
 

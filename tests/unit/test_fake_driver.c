@@ -125,11 +125,11 @@ START_TEST(persistent_launch_takes_resident_blocks)
 }
 END_TEST
 
-/* -fwgmma-cluster (with -fwgmma-tma-only): the 2-D grid GEMM launches
- * through cuLaunchKernelEx as clusters of 2 along x, its grid x rounded up
- * to even (the fake refuses a grid that is not a multiple of the cluster,
- * as the driver does; an even one stays), not persistent; without the
- * option, cuLaunchKernel and no cluster. */
+/* -fwgmma-cluster (with -fwgmma-tma-only): the 2-D grid GEMM's entry
+ * declares clusters of 2 along x (.reqnctapercluster, which the fake reads
+ * and enforces as the driver does: the grid a multiple of the cluster), so
+ * the launch rounds its grid x up to even (an even one stays); not
+ * persistent. Without the option: no cluster, persistent. */
 START_TEST(cluster_launch_pairs_blocks)
 {
     tilecDevicePtr p;
