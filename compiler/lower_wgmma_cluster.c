@@ -4,9 +4,10 @@
  * power cap, L2 traffic costs clock, and cuBLAS's TF32 kernel runs clusters
  * of 2).
  *
- * Programs 2i and 2i + 1 along program_id 0 run as one cluster (the launch
- * rounds grid x up to even, TcKernelInfo.cluster). Where their tiles take
- * the same columns of B, each block's producer copies A's box to itself and
+ * Programs 2i and 2i + 1 along program_id 0 run as one cluster (the entry
+ * says .reqnctapercluster 2, 1, 1, compiler/codegen.c; the launch rounds
+ * grid x up to even, TcKernelInfo.cluster). Their tiles take the same
+ * columns of B: each block's producer copies A's box to itself and
  * half of B's 32-column panels (those p with p % 2 == its rank) to both
  * blocks at once (TMA .multicast::cluster), arming its own landed[] with
  * every byte as before. A block's stage is written by both producers, so
@@ -14,11 +15,11 @@
  * a stage on its own block's barrier and on the peer's. The program the
  * launch adds to make grid x even (TC_TMAP_FLAG_EXTRA_X) runs the pipeline
  * for its peer, but its views read as empty, so it stores nothing. The
- * blocks meet
- * (barrier.cluster) once their barriers are initialized and once their
- * consumers are done with the ring, before either reuses that memory.
+ * blocks meet (barrier.cluster) once their barriers are initialized and
+ * once their consumers are done with the ring, before either reuses that
+ * memory; the producer waits on empty[] with acquire at cluster scope.
  *
- * Applies (wg_cluster_applies) to the swapped f32 pipeline with TMA only
+ * Applies (wg_cluster_refusal) to the swapped f32 pipeline with TMA only
  * (-fwgmma-tma-only's proof: both blocks copy by TMA at every step), B as
  * 32-column panels (an even number), one program per block, B's first
  * column and the loop's bounds independent of program_id 0 (both blocks
