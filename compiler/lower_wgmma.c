@@ -492,7 +492,7 @@ static void init_barriers(Pipe *P)
             a[1] = LLVMBuildSelect(b, P->use_tma, c32(L, 1), a[1], "");
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         a[0] = wg_bar_addr(L, P->empty32, c32(L, s));
-        a[1] = c32(L, P->consumers * (P->cluster ? 2 : 1)); /* a cluster's stages: both blocks' consumers */
+        a[1] = c32(L, P->cluster ? 2 * P->consumers / 32 : P->consumers); /* a cluster: both blocks' consumer warps */
         lw_asm(L, void_t(L), "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}", a, 2, SE);
         if (P->swapped) { /* every producer thread arrives once per step (with TMA: the issuing one) */
             a[0] = wg_bar_addr(L, P->landed32, c32(L, s));

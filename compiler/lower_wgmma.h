@@ -206,8 +206,8 @@ LLVMValueRef wg_cluster_rank(Lower *L);
 /* Every thread of both blocks meets (release, acquire: cluster scope). */
 void wg_cluster_sync(Lower *L);
 /* A consumer's release of a stage: arrive on addr (where cond holds; NULL:
- * always), and with P->cluster on the peer block's barrier at the same
- * offset too. */
+ * always), and with P->cluster once a warp, on the peer block's barrier at
+ * the same offset too (empty[] then counts 2 x the consumer warps). */
 void wg_release(Pipe *P, LLVMValueRef addr, LLVMValueRef cond);
 /* A 2-D box of map at {c0, c1} to shared address dst of both blocks of the
  * cluster, completing on each block's barrier at bar's offset. */

@@ -11,8 +11,9 @@
  * half of B's 32-column panels (those p with p % 2 == its rank) to both
  * blocks at once (TMA .multicast::cluster), arming its own landed[] with
  * every byte as before. A block's stage is written by both producers, so
- * its empty[] counts both blocks' consumers: each consumer thread releases
- * a stage on its own block's barrier and on the peer's. The program the
+ * its empty[] counts both blocks' consumer warps: lane 0 of each releases
+ * a stage on its own block's barrier and on the peer's, after the warp's
+ * lanes meet (bar.warp.sync). The program the
  * launch adds to make grid x even (TC_TMAP_FLAG_EXTRA_X) runs the pipeline
  * for its peer, but its views read as empty, so it stores nothing. The
  * blocks meet (barrier.cluster) once their barriers are initialized and
@@ -132,14 +133,18 @@ void wg_release(Pipe *P, LLVMValueRef addr, LLVMValueRef cond)
             wg_bar_arrive(L, addr);
         return;
     }
+    /* once a warp (every consumer thread runs this, converged): its lanes' reads of the stage
+     * are over (bar.warp.sync orders them before lane 0's release), and 32 times fewer
+     * arrivals cross to the peer block */
     LLVMValueRef a[2] = {addr, cond ? LLVMBuildZExt(L->b, cond, L->t_i32, "") : c32(L, 1)};
     lw_asm(L, void_t(L),
-           "{\n\t.reg .pred P1;\n\t.reg .b32 peer, remote;\n\tsetp.ne.b32 P1, $1, 0;\n\t"
-           "@P1 mbarrier.arrive.shared::cta.b64 _, [$0];\n\t"
+           "{\n\t.reg .pred P1;\n\t.reg .b32 lane, peer, remote;\n\tsetp.ne.b32 P1, $1, 0;\n\t"
+           "bar.warp.sync -1;\n\tmov.u32 lane, %laneid;\n\tsetp.eq.and.u32 P1, lane, 0, P1;\n\t"
+           "@P1 mbarrier.arrive.release.cta.shared::cta.b64 _, [$0];\n\t"
            "mov.u32 peer, %cluster_ctarank;\n\txor.b32 peer, peer, 1;\n\t"
            "mapa.shared::cluster.u32 remote, $0, peer;\n\t"
            "@P1 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}",
-           "r,r,~{memory}", a, 2, SE);
+           "r,r,~{memory}", a, 2, SEC);
 }
 
 void wg_tma_box_multicast(Lower *L, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef c0, LLVMValueRef c1,
