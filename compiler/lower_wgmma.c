@@ -417,6 +417,8 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef desc_b = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, c32(L, P->bm * ROW_BYTES), ""));
+    if (P->cluster) /* the peer block, whose empty[] wg_release arrives on too: read once, not per release */
+        P->peer = LLVMBuildXor(b, wg_cluster_rank(L), c32(L, 1), "peer");
     /* the stage before is released once the group after it is issued */
     int overlap = P->k_overlap || P->ss;
 

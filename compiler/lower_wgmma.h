@@ -76,6 +76,7 @@ typedef struct {
                            * load them */
     LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
     LLVMValueRef rank;           /* P->cluster: %cluster_ctarank (producers) */
+    LLVMValueRef peer;           /* P->cluster: the other block's rank (consumers' releases) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
 } Pipe;
 

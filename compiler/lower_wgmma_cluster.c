@@ -136,15 +136,14 @@ void wg_release(Pipe *P, LLVMValueRef addr, LLVMValueRef cond)
     /* once a warp (every consumer thread runs this, converged): its lanes' reads of the stage
      * are over (bar.warp.sync orders them before lane 0's release), and 32 times fewer
      * arrivals cross to the peer block */
-    LLVMValueRef a[2] = {addr, cond ? LLVMBuildZExt(L->b, cond, L->t_i32, "") : c32(L, 1)};
+    LLVMValueRef a[3] = {addr, cond ? LLVMBuildZExt(L->b, cond, L->t_i32, "") : c32(L, 1), P->peer};
     lw_asm(L, void_t(L),
-           "{\n\t.reg .pred P1;\n\t.reg .b32 lane, peer, remote;\n\tsetp.ne.b32 P1, $1, 0;\n\t"
+           "{\n\t.reg .pred P1;\n\t.reg .b32 lane, remote;\n\tsetp.ne.b32 P1, $1, 0;\n\t"
            "bar.warp.sync -1;\n\tmov.u32 lane, %laneid;\n\tsetp.eq.and.u32 P1, lane, 0, P1;\n\t"
            "@P1 mbarrier.arrive.release.cta.shared::cta.b64 _, [$0];\n\t"
-           "mov.u32 peer, %cluster_ctarank;\n\txor.b32 peer, peer, 1;\n\t"
-           "mapa.shared::cluster.u32 remote, $0, peer;\n\t"
+           "mapa.shared::cluster.u32 remote, $0, $2;\n\t"
            "@P1 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}",
-           "r,r,~{memory}", a, 2, SEC);
+           "r,r,r,~{memory}", a, 3, SEC);
 }
 
 void wg_tma_box_multicast(Lower *L, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef c0, LLVMValueRef c1,

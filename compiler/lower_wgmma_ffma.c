@@ -61,7 +61,7 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
         /* two runs: every k's B loaded ahead (as before); four: k by k */
         uint32_t ahead = runs == 2 ? 4 : 1;
         for (uint32_t q = 0; q < 4; q++) {
-            for (uint32_t l = q; q % ahead == 0 && l < q + ahead; l++)
+            for (uint32_t l = q; q % ahead == 0 && l < q + ahead; l++) /* k q .. q + ahead - 1, at their first */
                 for (uint32_t h = 0; h < runs; h++)
                     wg_ld_shared_v4(L, P->ring,
                                     LLVMBuildAdd(b, bcol, c32(L, (4 * ch + l) * rb + h * lay.tc * 16), ""), bv[l][h]);
