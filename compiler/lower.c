@@ -326,6 +326,8 @@ static int within_limits_before(Lower *L, const TirInst *in)
     return 0;
 }
 
+void lw_lower_inst(Lower *L, uint32_t i) { lower_table[L->m->insts[i].op](L, i); }
+
 void lw_lower_block(Lower *L, uint32_t bi)
 {
     const TirBlock *blk = &L->m->blocks[bi];
@@ -425,14 +427,15 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->tmaps_round = L->ntmaps == 2 && tmaps[0].round && tmaps[1].round;
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
+    L->persist = lw_persist_mode(L, k, launch);
     L->cluster = 0;
     if (L->o->wgmma_cluster) {
-        const char *why = L->ntmaps == 2 ? wg_cluster_refusal(m, k, L->o) : "the kernel takes no tensor maps";
+        const char *why =
+            L->ntmaps == 2 ? wg_cluster_refusal(m, k, L->o, L->persist != 0) : "the kernel takes no tensor maps";
         L->cluster = why == NULL;
         if (why && L->o->remarks && !L->rounded_views)
             diag_remark(L->d, k->loc, "-fwgmma-cluster does not apply to @%s: %s", tir_str(m, k->name), why);
     }
-    L->persist = lw_persist_mode(L, k, launch);
     L->role = L->stop = 0;
     L->smem_floor = 0;
     uint32_t nhidden = (L->ntmaps ? L->ntmaps + 1 : 0) + (L->persist ? 3 : 0);

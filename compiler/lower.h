@@ -95,6 +95,9 @@ typedef struct Lower {
     int cluster;                 /* -fwgmma-cluster applies: blocks in pairs along x (lower_wgmma_cluster.c) */
     uint32_t grid_param0;        /* the hidden parameters: the launch's grid, 3 x i32 */
     LLVMValueRef prog[3], nprog[3]; /* program_id and num_programs of the program being run */
+    LLVMValueRef peer_prog[3];   /* cluster, persistent: the peer block's program (index ^ 1) */
+    LLVMValueRef prog_added;     /* cluster, persistent: i1, the program is the one past the grid that
+                                  * pairs the last (wg_cluster_extra) */
     int role;                    /* PERSIST_ROLES: the half of the kernel being lowered (LW_PRODUCERS,
                                   * LW_CONSUMERS), each with its own loop over the programs */
     int persist_refused;         /* PERSIST_ROLES over the shared memory limit (the epilogue's
@@ -152,6 +155,9 @@ void lw_barrier(Lower *L);
 const LVal *lw_val(Lower *L, uint32_t v);
 void lw_set(Lower *L, uint32_t v, LVal lv);
 void lw_lower_block(Lower *L, uint32_t block);
+/* Lowers instruction i alone (its operands lowered; lower_wgmma_cluster.c
+ * lowers a scalar expression again for the peer block's program). */
+void lw_lower_inst(Lower *L, uint32_t i);
 
 /* lower_layout.c */
 LLVMValueRef layout_base_row(Lower *L, const Layout *l);
@@ -221,12 +227,14 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* Whether kernel k's pipeline is the swapped product's (f32 inputs). */
 int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *o);
-/* lower_wgmma_cluster.c: why -fwgmma-cluster cannot apply to kernel k
- * (NULL: it can; the option itself is the caller's to check). */
-const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o);
-/* i1: this block runs the program a cluster launch added along x
- * (TC_TMAP_FLAG_EXTRA_X and the last block along x): its views read as
- * empty, so that it stores nothing (lower_VIEW). */
+/* lower_wgmma_cluster.c: why -fwgmma-cluster cannot apply to kernel k,
+ * persistent (lw_persist_mode) or not (NULL: it can; the option itself is
+ * the caller's to check). */
+const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o, int persistent);
+/* i1: this block runs the program a cluster launch added to pair the
+ * last (one program a block: TC_TMAP_FLAG_EXTRA_X and the last block along
+ * x; persistent: the program past the grid): its views read as empty, so
+ * that it stores nothing (lower_VIEW). */
 LLVMValueRef wg_cluster_extra(Lower *L);
 /* 1 where kernel k takes a second entry point for launches whose views
  * come rounded (Pipe.pre; L: m, o, threads, ntmaps and tmaps_round set). */

@@ -31,7 +31,7 @@
 
 int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch)
 {
-    if (!L->o->persistent || L->cluster) /* clusters: one program per block (lower_wgmma_cluster.c) */
+    if (!L->o->persistent)
         return 0;
     if (launch == L->threads) /* no pipeline: only where asked for (nothing to overlap) */
         return L->o->persistent == 1 ? PERSIST_LOOP : 0;
@@ -75,6 +75,15 @@ void lw_programs_next(Lower *L, LLVMValueRef phi, LLVMValueRef next)
             L->carried_next[c] = next;
 }
 
+/* Program p's index along x, y and z. */
+static void program_ids(Lower *L, LLVMValueRef p, LLVMValueRef id[3])
+{
+    LLVMValueRef yz = LLVMBuildUDiv(L->b, p, L->nprog[0], "");
+    id[0] = LLVMBuildURem(L->b, p, L->nprog[0], "pid.x");
+    id[1] = LLVMBuildURem(L->b, yz, L->nprog[1], "pid.y");
+    id[2] = LLVMBuildUDiv(L->b, yz, L->nprog[1], "pid.z");
+}
+
 /* The loop over the programs, the body inside; ends the function. */
 static void programs(Lower *L, uint32_t body)
 {
@@ -96,13 +105,18 @@ static void programs(Lower *L, uint32_t body)
     LLVMValueRef p = LLVMBuildPhi(b, L->t_i32, "program");
     LLVMAddIncoming(p, &first, &L->prog_pre, 1);
     L->ncarried = 0;
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, p, total, ""), run, exit);
+    /* clusters (lower_wgmma_cluster.c): blocks 2i and 2i + 1 run programs 2j and 2j + 1 together,
+     * the same number of them (the launch's blocks are even): a pair runs while its first is in the
+     * grid, a program past the grid reads empty views */
+    LLVMValueRef pair = L->cluster ? LLVMBuildAnd(b, p, lw_const_i32(L, -2), "") : p;
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, pair, total, ""), run, exit);
 
     LLVMPositionBuilderAtEnd(b, run);
-    LLVMValueRef yz = LLVMBuildUDiv(b, p, L->nprog[0], "");
-    L->prog[0] = LLVMBuildURem(b, p, L->nprog[0], "pid.x");
-    L->prog[1] = LLVMBuildURem(b, yz, L->nprog[1], "pid.y");
-    L->prog[2] = LLVMBuildUDiv(b, yz, L->nprog[1], "pid.z");
+    program_ids(L, p, L->prog);
+    if (L->cluster) {
+        program_ids(L, LLVMBuildXor(b, p, lw_const_i32(L, 1), ""), L->peer_prog);
+        L->prog_added = LLVMBuildICmp(b, LLVMIntUGE, p, total, "added");
+    }
     lw_lower_block(L, body);
     if (L->failed)
         return;
@@ -127,6 +141,8 @@ static void programs(Lower *L, uint32_t body)
     LLVMPositionBuilderAtEnd(b, exit);
     if (L->role == LW_PRODUCERS) /* no exit with copies in flight (lower_wgmma_ss.c's producers) */
         lw_asm(L, LLVMVoidTypeInContext(L->ctx), "cp.async.wait_all;", "~{memory}", NULL, 0, LW_ASM_SIDE_EFFECTS);
+    if (L->cluster) /* no exit before the peer's last releases have reached this block's barriers */
+        wg_cluster_sync(L);
     LLVMBuildRetVoid(b);
 }
 

@@ -565,6 +565,8 @@ static void pipe_programs(Pipe *P)
     LLVMBuildBr(b, ready);
     LLVMPositionBuilderAtEnd(b, ready);
     block_barrier(L); /* the barriers are ready */
+    if (P->cluster) /* and the peer block's (its first program too: tma_only never starts anew) */
+        wg_cluster_sync(L);
     LLVMBuildBr(b, go);
     LLVMPositionBuilderAtEnd(b, go);
 }
@@ -778,6 +780,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.lo = lo;
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, elem), xb = lw_access(L, ldb, 0, elem);
+    if (P.cluster)
+        P.shares_b = wg_cluster_shares_b(L, tir_args(m, ldb)[2]);
     if (P.tma) {
         P.use_tma = wg_tma_usable(&P, &xa, &xb);
         for (int o = 0; o < 2; o++) { /* a batched view's batch: the load's first index, in i32 */

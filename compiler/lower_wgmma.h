@@ -76,6 +76,7 @@ typedef struct {
                            * load them */
     LLVMValueRef tmap_a, tmap_b; /* the tensor maps' generic addresses (producers) */
     LLVMValueRef rank;           /* P->cluster: %cluster_ctarank (producers) */
+    LLVMValueRef shares_b;       /* P->cluster: i1, the peer's program copies the same B (producers) */
     LLVMValueRef peer;           /* P->cluster: the other block's rank (consumers' releases) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
 } Pipe;
@@ -210,6 +211,11 @@ void wg_cluster_sync(Lower *L);
  * always), and with P->cluster once a warp, on the peer block's barrier at
  * the same offset too (empty[] then counts 2 x the consumer warps). */
 void wg_release(Pipe *P, LLVMValueRef addr, LLVMValueRef cond);
+/* i1: whether the peer block's program reads the same columns of B as
+ * this block's, whose first is col (one program a block: always, the
+ * refusal proved it; persistent: compared where it depends on the
+ * program). Where they differ, each block copies all of B itself. */
+LLVMValueRef wg_cluster_shares_b(Lower *L, uint32_t col);
 /* A 2-D box of map at {c0, c1} to shared address dst of both blocks of the
  * cluster, completing on each block's barrier at bar's offset. */
 void wg_tma_box_multicast(Lower *L, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef c0, LLVMValueRef c1,

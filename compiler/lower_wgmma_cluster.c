@@ -54,22 +54,50 @@ static int depends_on_program(const TirModule *m, uint32_t v, unsigned axes, int
 }
 
 /* Whether block `blk` (and the bodies of its loops) holds an op that sees
- * the grid or does what the compiler cannot follow. */
-static int looks_at_grid(const TirModule *m, uint32_t blk)
+ * the grid or does what the compiler cannot follow (persistent: the
+ * hidden grid parameters are the caller's grid, num_programs is safe). */
+static int looks_at_grid(const TirModule *m, uint32_t blk, int persistent)
 {
     const TirBlock *bl = &m->blocks[blk];
     const uint32_t *is = tir_block_insts(m, bl);
     for (uint32_t i = 0; i < bl->ninsts; i++) {
         const TirInst *in = &m->insts[is[i]];
-        if (in->op == OP_NUM_PROGRAMS || in->op == OP_INLINE_PTX)
+        if ((in->op == OP_NUM_PROGRAMS && !persistent) || in->op == OP_INLINE_PTX)
             return 1;
-        if (in->op == OP_FOR && looks_at_grid(m, in->body))
+        if (in->op == OP_FOR && looks_at_grid(m, in->body, persistent))
             return 1;
     }
     return 0;
 }
 
-const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o)
+/* Whether integer scalar v is computed from parameters, constants and the
+ * program alone, by integer arithmetic (peer_value can lower it again). */
+static int replayable(const TirModule *m, uint32_t v, int depth)
+{
+    const TirValue *val = &m->values[v];
+    if (val->kind == VAL_PARAM)
+        return 1;
+    if (val->kind != VAL_RESULT || depth > 32)
+        return 0;
+    const TirInst *in = &m->insts[val->def];
+    TirType t = tir_value_type(m, v);
+    if (t.kind != TY_SCALAR || (t.elem != ELEM_I32 && t.elem != ELEM_I64))
+        return 0;
+    switch (in->op) {
+    case OP_CONST: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_ADD: case OP_SUB: case OP_MUL:
+    case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX: case OP_CDIV: case OP_NEG: case OP_ABS: case OP_CAST:
+        break;
+    default:
+        return 0;
+    }
+    const uint32_t *a = tir_args(m, in);
+    for (uint32_t i = 0; i < in->nargs; i++)
+        if (!replayable(m, a[i], depth + 1))
+            return 0;
+    return 1;
+}
+
+const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o, int persistent)
 {
     if (o->arch != ARCH_SM90A || !o->wgmma)
         return "sm_90a's wgmma pipeline only";
@@ -87,19 +115,26 @@ const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcO
     const TirInst *lda = &m->insts[tir_value_def_inst(m, da[0])], *ldb = &m->insts[tir_value_def_inst(m, da[1])];
     if (!wg_tma_boxes_aligned(m, f, lda, ldb, 0, 1))
         return "no proof that every program's boxes start on 16 bytes (-fwgmma-tma-only's)";
-    if (depends_on_program(m, tir_args(m, ldb)[2], 1, 0))
+    uint32_t col = tir_args(m, ldb)[2];
+    if (persistent && !replayable(m, col, 0))
+        return "B's first column is not integer arithmetic on parameters and the program (the pair compares "
+               "theirs)";
+    if (!persistent && depends_on_program(m, col, 1, 0))
         return "B's first column may depend on program_id 0 (the pair along x must share it)";
     const uint32_t *fa = tir_args(m, f);
     for (uint32_t i = 0; i < 3; i++)
         if (depends_on_program(m, fa[i], 7, 0))
             return "the loop's bounds may depend on the program (the pair must run the same steps)";
-    if (looks_at_grid(m, k->body))
-        return "the kernel uses num_programs or inline_ptx (the launch rounds grid x up to even)";
+    if (looks_at_grid(m, k->body, persistent))
+        return persistent ? "the kernel uses inline_ptx" :
+                          "the kernel uses num_programs or inline_ptx (the launch rounds grid x up to even)";
     return NULL;
 }
 
 LLVMValueRef wg_cluster_extra(Lower *L)
 {
+    if (L->persist)
+        return L->prog_added;
     LLVMBuilderRef b = L->b;
     LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + L->ntmaps);
     LLVMValueRef added = LLVMBuildICmp(b, LLVMIntSLT, flags, c32(L, 0), ""); /* bit 31 */
@@ -107,6 +142,62 @@ LLVMValueRef wg_cluster_extra(Lower *L)
     LLVMValueRef n = lw_call(L, "llvm.nvvm.read.ptx.sreg.nctaid.x", NULL, 0, NULL, 0);
     LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, x, LLVMBuildSub(b, n, c32(L, 1), ""), "");
     return LLVMBuildAnd(b, added, last, "extra");
+}
+
+/* The instructions value v depends on through the program, operands
+ * first, into order[] (at most max; seen[] marks them); 0: too many. */
+static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32_t *n, uint32_t max)
+{
+    const TirValue *val = &m->values[v];
+    if (val->kind != VAL_RESULT || !depends_on_program(m, v, 7, 0))
+        return 1;
+    for (uint32_t i = 0; i < *n; i++)
+        if (order[i] == val->def)
+            return 1;
+    const TirInst *in = &m->insts[val->def];
+    const uint32_t *a = tir_args(m, in);
+    for (uint32_t i = 0; i < in->nargs; i++)
+        if (!program_chain(m, a[i], order, n, max))
+            return 0;
+    if (*n == max)
+        return 0;
+    order[(*n)++] = val->def;
+    return 1;
+}
+
+/* Value v (replayable) as the peer block's program computes it: the
+ * instructions between the program and v lowered again with L->prog
+ * set to the peer's, then the values put back. NULL: too long a chain. */
+static LLVMValueRef peer_value(Lower *L, uint32_t v)
+{
+    const TirModule *m = L->m;
+    uint32_t order[64], n = 0;
+    LVal saved[64];
+    if (!program_chain(m, v, order, &n, 64))
+        return NULL;
+    LLVMValueRef own[3];
+    memcpy(own, L->prog, sizeof own);
+    memcpy(L->prog, L->peer_prog, sizeof own);
+    for (uint32_t i = 0; i < n; i++) {
+        saved[i] = *lw_val(L, m->insts[order[i]].result);
+        lw_lower_inst(L, order[i]);
+    }
+    LLVMValueRef r = lw_val(L, v)->s;
+    for (uint32_t i = n; i-- > 0;)
+        lw_set(L, m->insts[order[i]].result, saved[i]);
+    memcpy(L->prog, own, sizeof own);
+    return r;
+}
+
+LLVMValueRef wg_cluster_shares_b(Lower *L, uint32_t col)
+{
+    LLVMValueRef yes = LLVMConstInt(L->t_i1, 1, 0);
+    if (!L->persist || !depends_on_program(L->m, col, 7, 0)) /* one program a block: the refusal proved it */
+        return yes;
+    LLVMValueRef peer = peer_value(L, col);
+    if (!peer) /* (conservative: each block copies all of B) */
+        return LLVMConstInt(L->t_i1, 0, 0);
+    return LLVMBuildICmp(L->b, LLVMIntEQ, lw_val(L, col)->s, peer, "shares.b");
 }
 
 LLVMValueRef wg_cluster_rank(Lower *L)

@@ -299,6 +299,16 @@ static void tma_box(Lower *L, LLVMValueRef dst, LLVMValueRef map, const LLVMValu
  * tile's fit; outside the view the box reads zeros). */
 static LLVMValueRef coord(Lower *L, LLVMValueRef x) { return LLVMBuildTrunc(L->b, x, L->t_i32, ""); }
 
+/* B's 32-column panels at step k, a box each (4096 bytes), to this block. */
+static void b_panels(Pipe *P, const Access *xb, LLVMValueRef bdst, LLVMValueRef k, LLVMValueRef bar)
+{
+    Lower *L = P->L;
+    for (uint32_t p = 0; p < P->bn / 32; p++) {
+        LLVMValueRef kb[2] = {coord(L, LLVMBuildAdd(L->b, xb->i1, c64(L, 32 * p), "")), coord(L, k)};
+        tma_box(L, LLVMBuildAdd(L->b, bdst, c32(L, p * BK * 128), ""), P->tmap_b, kb, 2, P->batch_b, bar);
+    }
+}
+
 void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
 {
     Lower *L = P->L;
@@ -315,19 +325,26 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);
     LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
     if (P->cluster) { /* this block's half of the panels, p % 2 == rank, to both blocks */
+        LLVMBasicBlockRef shared = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.multicast");
+        LLVMBasicBlockRef alone = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.own");
+        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
+        LLVMBuildCondBr(b, P->shares_b, shared, alone);
+        LLVMPositionBuilderAtEnd(b, shared);
         for (uint32_t q = 0; q < P->bn / 64; q++) {
             LLVMValueRef p = LLVMBuildAdd(b, c32(L, 2 * q), P->rank, "");
             LLVMValueRef col = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, LLVMBuildShl(b, p, c32(L, 5), ""), L->t_i64, ""), "");
             LLVMValueRef dst = LLVMBuildAdd(b, bdst, LLVMBuildMul(b, p, c32(L, BK * 128), ""), "");
             wg_tma_box_multicast(L, dst, P->tmap_b, coord(L, col), coord(L, k), bar);
         }
+        LLVMBuildBr(b, done);
+        LLVMPositionBuilderAtEnd(b, alone); /* the peer's program takes other columns */
+        b_panels(P, xb, bdst, k, bar);
+        LLVMBuildBr(b, done);
+        LLVMPositionBuilderAtEnd(b, done);
         return;
     }
-    if (P->b128) { /* a box per 32-column panel (4096 bytes) */
-        for (uint32_t p = 0; p < P->bn / 32; p++) {
-            LLVMValueRef kb[2] = {coord(L, LLVMBuildAdd(b, xb->i1, c64(L, 32 * p), "")), coord(L, k)};
-            tma_box(L, LLVMBuildAdd(b, bdst, c32(L, p * BK * 128), ""), P->tmap_b, kb, 2, P->batch_b, bar);
-        }
+    if (P->b128) {
+        b_panels(P, xb, bdst, k, bar);
         return;
     }
     if (!P->ss) { /* one box of BN / 8 panels: {0, k, column / 8} */

@@ -508,6 +508,14 @@ static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo 
                 goto fail;
             /* at least one block: a kernel that fits none fails at its launch, with the driver's reason */
             unsigned r = per_sm > 0 ? (unsigned)per_sm * (unsigned)rt->dev.sm_count : 1;
+            if (k[i].persistent && k[i].cluster > 1) { /* whole clusters, as many as run at once */
+                int nc = 0;
+                if ((t = cu_clusters_at_once(fn, k[i].threads, k[i].shared_bytes, k[i].cluster, &nc, msg)) !=
+                    TILEC_SUCCESS)
+                    goto fail;
+                r = nc > 0 ? (unsigned)nc * k[i].cluster : r / k[i].cluster * k[i].cluster;
+                r = r ? r : k[i].cluster;
+            }
             resident = e && resident < r ? resident : r;
         }
         m->resident[i] = resident;
@@ -872,7 +880,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
      * multiple; a program added to pair the last stores nothing */
     if (k->cluster > 1 && lg[0] % k->cluster) {
         lg[0] = (lg[0] + k->cluster - 1) / k->cluster * k->cluster;
-        tmaps.flags |= TC_TMAP_FLAG_EXTRA_X; /* (a cluster kernel takes its maps: largs holds &tmaps.flags) */
+        if (!k->persistent) /* (persistent: the program past the grid knows itself) */
+            tmaps.flags |= TC_TMAP_FLAG_EXTRA_X; /* (a cluster kernel takes its maps: largs holds &tmaps.flags) */
     }
     t = cu_launch(fn, lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
     free(pargs);

@@ -54,6 +54,7 @@
     X(FuncSetAttribute, 9000, "cuFuncSetAttribute", 1)                 \
     X(LaunchKernel, 4000, "cuLaunchKernel", 1)                         \
     X(OccupancyMaxActiveBlocksPerMultiprocessor, 6050, "cuOccupancyMaxActiveBlocksPerMultiprocessor", 1) \
+    X(OccupancyMaxActiveClusters, 11070, "cuOccupancyMaxActiveClusters", 0) \
     X(MemAlloc, 3020, "cuMemAlloc_v2", 1)                              \
     X(MemFree, 3020, "cuMemFree_v2", 1)                                \
     X(MemcpyHtoD, 3020, "cuMemcpyHtoD_v2", 1)                          \
@@ -459,6 +460,19 @@ tilecResult cu_blocks_per_sm(void *fn, unsigned threads, unsigned shared_bytes, 
     CUresult r = cu.OccupancyMaxActiveBlocksPerMultiprocessor(blocks, (CUfunction)fn, (int)threads, shared_bytes);
     return r == CUDA_SUCCESS ? TILEC_SUCCESS
                              : fail(log, "cuOccupancyMaxActiveBlocksPerMultiprocessor", r, TILEC_ERROR_CUDA);
+}
+
+tilecResult cu_clusters_at_once(void *fn, unsigned threads, unsigned shared_bytes, unsigned cluster, int *clusters,
+                                StrBuf *log)
+{
+    *clusters = 0;
+    if (!cu.OccupancyMaxActiveClusters) /* (an older driver) */
+        return TILEC_SUCCESS;
+    /* the entry declares its cluster (.reqnctapercluster): the configuration names none */
+    CUlaunchConfig c = {.gridDimX = cluster, .gridDimY = 1, .gridDimZ = 1, .blockDimX = threads, .blockDimY = 1,
+                        .blockDimZ = 1, .sharedMemBytes = shared_bytes};
+    CUresult r = cu.OccupancyMaxActiveClusters(clusters, (CUfunction)fn, &c);
+    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuOccupancyMaxActiveClusters", r, TILEC_ERROR_CUDA);
 }
 
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,

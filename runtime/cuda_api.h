@@ -68,6 +68,11 @@ tilecResult cu_func_set_max_dynamic_shared(void *fn, unsigned bytes, StrBuf *log
 /* How many blocks of `threads` with shared_bytes of dynamic shared memory
  * one multiprocessor runs at once (cuOccupancyMaxActiveBlocksPerMultiprocessor). */
 tilecResult cu_blocks_per_sm(void *fn, unsigned threads, unsigned shared_bytes, int *blocks, StrBuf *log);
+/* How many clusters of `cluster` blocks (the entry's .reqnctapercluster)
+ * the device runs at once (cuOccupancyMaxActiveClusters); 0 where the
+ * driver cannot say. */
+tilecResult cu_clusters_at_once(void *fn, unsigned threads, unsigned shared_bytes, unsigned cluster, int *clusters,
+                                StrBuf *log);
 /* cuLaunchKernel with a 1-D block of `threads`. stream NULL = the legacy
  * default stream. Launch and execution failures are TILEC_ERROR_LAUNCH. */
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,

@@ -267,6 +267,18 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, 
     return CUDA_SUCCESS;
 }
 
+CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction f, const CUlaunchConfig *c)
+{
+    FAULT("cuOccupancyMaxActiveClusters");
+    /* the entry's cluster (a cubin's the fake cannot read: the configuration's) */
+    unsigned cl = function_cluster[(const char(*)[64])f - functions];
+    cl = cl ? cl : c->gridDimX;
+    if (!cl || c->gridDimX % cl)
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    *clusters = cl == 2 ? FAKE_CUDA_CLUSTERS : FAKE_CUDA_SMS / (int)cl;
+    return CUDA_SUCCESS;
+}
+
 /* a launch's record; cluster: its dimensions, NULL for none */
 static void record_launch(CUfunction f, const unsigned g[3], const unsigned bl[3], unsigned shared,
                           const unsigned *cluster)

@@ -4,7 +4,9 @@
 #ifndef TILEC_FAKE_CUDA_H
 #define TILEC_FAKE_CUDA_H
 
-enum { FAKE_CUDA_SMS = 132, FAKE_CUDA_KEPT = 8 };
+/* FAKE_CUDA_CLUSTERS: the clusters of 2 that run at once (fewer than
+ * FAKE_CUDA_SMS / 2, as on a GPU whose GPCs leave SMs out) */
+enum { FAKE_CUDA_SMS = 132, FAKE_CUDA_KEPT = 8, FAKE_CUDA_CLUSTERS = 60 };
 #define FAKE_CUDA_MEMORY ((size_t)1 << 32) /* bytes of device memory */
 
 typedef struct {

@@ -387,7 +387,7 @@ static int read_example(const char *name, char *src, size_t cap)
     return len != 0;
 }
 
-static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed)
+static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed, const char *post)
 {
     static char src[8192];
     if (!read_example("matmul_grouped.tir", src, sizeof src))
@@ -395,7 +395,7 @@ static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed)
     enum { M = 1300, N = 700, K = 200 };
     unsigned grid[3] = {((M + 127) / 128) * ((N + 255) / 256), 1, 1};
     run_dense(rt, c, src, "matmul_grouped.tir", "matmul_grouped", M, N, K, 200, 704, 708, 0, 0, grid, seed,
-              "examples/matmul_grouped.tir ", "");
+              "examples/matmul_grouped.tir ", post);
 }
 
 /* Fails unless rt's log gained a note of a staged view since mark: a
@@ -493,10 +493,14 @@ static void replace_all(char *dst, size_t cap, const char *src, const char *from
 }
 
 /* -fwgmma-cluster (experimental): examples/matmul.tir and its 128x256
- * variant, programs along x paired into clusters of two blocks sharing B's
- * copies: an odd grid x covering all rows, an odd grid x covering fewer
- * rows than C has (the program the launch adds stores nothing: the rows
- * after the grid's stay poisoned), an even grid; 16-byte rows (TMA only). */
+ * variant, programs paired into clusters of two blocks sharing B's copies,
+ * one program a block (pairs along x) and persistent (programs 2j and
+ * 2j + 1, which a 2-D grid of odd x pairs across rows of tiles: there the
+ * blocks copy B alone): an odd grid x covering all rows, an odd grid x
+ * covering fewer rows than C has (the program the launch adds stores
+ * nothing: the rows after the grid's stay poisoned), an even grid; 16-byte
+ * rows (TMA only); and examples/matmul_grouped.tir, whose last group's
+ * pairs take different columns. */
 static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
 {
     static char src128[8192], src256[8192], tmp[8192];
@@ -507,21 +511,31 @@ static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
     replace_all(tmp, sizeof tmp, src256, "%n0 = mul %pn, 128", "%n0 = mul %pn, 256");
     memcpy(src256, tmp, sizeof src256);
     static const char *const modes[] = {"tf32-rna", "tf32-rne", "tf32-trunc", "3xtf32"};
-    for (int wide = 0; wide < 2; wide++)
-        for (size_t p = 0; p < 4; p++) {
-            int bn = wide ? 256 : 128;
-            if (wide && p == 3) /* 3xtf32 at 128x256: the generic lowering */
-                continue;
-            Config c = {"f32", modes[p], "sm_90a", 128, bn, 32, 8, "-fwgmma-tma-only -fwgmma-cluster"};
-            const char *src = wide ? src256 : src128, *post = wide ? " (128x256)" : " (128x128)";
-            unsigned odd[3] = {3, (520 + bn - 1) / bn, 1}, part[3] = {3, 512 / bn, 1}, even[3] = {4, 512 / bn, 1};
-            run_dense(rt, &c, src, "matmul.tir", "matmul", 300, 520, 336, 336, 520, 520, 0, 0, odd, seed++,
-                      "cluster, odd grid x ", post);
-            run_dense_rows(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, part, seed++,
-                           "cluster, 3 of 4 programs along x ", post, 384);
-            run_dense(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, even, seed++,
-                      "cluster, even grid x ", post);
+    static const char *const copts[] = {"-fwgmma-tma-only -fwgmma-cluster -fno-persistent",
+                                        "-fwgmma-tma-only -fwgmma-cluster"};
+    for (int persistent = 0; persistent < 2; persistent++) {
+        for (int wide = 0; wide < 2; wide++)
+            for (size_t p = 0; p < 4; p++) {
+                int bn = wide ? 256 : 128;
+                if (wide && p == 3) /* 3xtf32 at 128x256: the generic lowering */
+                    continue;
+                Config c = {"f32", modes[p], "sm_90a", 128, bn, 32, 8, copts[persistent]};
+                const char *src = wide ? src256 : src128;
+                const char *post = persistent ? (wide ? " (128x256, persistent)" : " (128x128, persistent)")
+                                              : (wide ? " (128x256)" : " (128x128)");
+                unsigned odd[3] = {3, (520 + bn - 1) / bn, 1}, part[3] = {3, 512 / bn, 1}, even[3] = {4, 512 / bn, 1};
+                run_dense(rt, &c, src, "matmul.tir", "matmul", 300, 520, 336, 336, 520, 520, 0, 0, odd, seed++,
+                          "cluster, odd grid x ", post);
+                run_dense_rows(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, part, seed++,
+                               "cluster, 3 of 4 programs along x ", post, 384);
+                run_dense(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, even, seed++,
+                          "cluster, even grid x ", post);
+            }
+        for (size_t p = 0; p < 2; p++) {
+            Config c = {"f32", modes[p], "sm_90a", 128, 256, 32, 8, copts[persistent]};
+            run_grouped_example(rt, &c, seed++, persistent ? " (cluster, persistent)" : " (cluster)");
         }
+    }
 }
 
 static tilecModule load_config(tilecRuntime rt, const Config *c)
@@ -615,7 +629,7 @@ int main(void)
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 2; p < 4; p++) { /* tf32-rna, tf32-rne (TMA that rounds) */
             Config c = {"f32", precisions[p], archs[a], 128, 256, 32, 8, NULL};
-            run_grouped_example(rt, &c, seed++);
+            run_grouped_example(rt, &c, seed++, "");
         }
     run_staged_cases(rt, quick, seed);
     seed += 16;

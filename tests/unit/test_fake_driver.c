@@ -127,9 +127,11 @@ END_TEST
 
 /* -fwgmma-cluster (with -fwgmma-tma-only): the 2-D grid GEMM's entry
  * declares clusters of 2 along x (.reqnctapercluster, which the fake reads
- * and enforces as the driver does: the grid a multiple of the cluster), so
- * the launch rounds its grid x up to even (an even one stays); not
- * persistent. Without the option: no cluster, persistent. */
+ * and enforces as the driver does: the grid a multiple of the cluster).
+ * Persistent (the default), the launch takes as many whole clusters as
+ * cuOccupancyMaxActiveClusters says run at once (the fake: fewer than half
+ * the SMs); one program a block, it rounds grid x up to even (an even one
+ * stays). Without the option: no cluster, a block per SM. */
 START_TEST(cluster_launch_pairs_blocks)
 {
     tilecDevicePtr p;
@@ -137,23 +139,25 @@ START_TEST(cluster_launch_pairs_blocks)
     int32_t M = 8192 - 128, N = 8192, K = 512; /* 63 programs along x */
     void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
     const unsigned grid[3] = {63, 64, 1};
-    for (int cluster = 1; cluster >= 0; cluster--) {
-        const char *opts[] = {"--arch=sm_90a", "-fwgmma-tma-only", "-fwgmma-cluster"};
+    for (int how = 2; how >= 0; how--) { /* 2: clusters, persistent; 1: clusters, one program a block; 0: none */
+        const char *opts[] = {"--arch=sm_90a", "-fwgmma-tma-only", "-fwgmma-cluster", "-fno-persistent"};
         tilecModule m = NULL;
-        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", cluster ? 3 : 1, opts, &m),
+        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", how == 2 ? 3 : how ? 4 : 1, opts, &m),
                          TILEC_SUCCESS);
         unsigned launches = fake->launches;
         tilecResult r = tilecLaunch(m, "mm", grid, NULL, args);
         const char *log = "";
         tilecRuntimeGetLog(rt, &log);
-        ck_assert_msg(r == TILEC_SUCCESS, "cluster %d: %s: %s", cluster, tilecGetErrorString(r), log);
+        ck_assert_msg(r == TILEC_SUCCESS, "case %d: %s: %s", how, tilecGetErrorString(r), log);
         ck_assert_uint_eq(fake->launches, launches + 1);
-        ck_assert_uint_eq(fake->grid[0], cluster ? 64 : FAKE_CUDA_SMS);
-        ck_assert_uint_eq(fake->grid[1], cluster ? 64 : 1);
-        ck_assert_uint_eq(fake->cluster[0], cluster ? 2 : 0);
-        ck_assert_uint_eq(fake->cluster[1], cluster ? 1 : 0);
-        if (cluster) {
-            const unsigned even[3] = {62, 64, 1};
+        ck_assert_uint_eq(fake->grid[0], how == 2 ? 2 * FAKE_CUDA_CLUSTERS : how ? 64 : FAKE_CUDA_SMS);
+        ck_assert_uint_eq(fake->grid[1], how == 1 ? 64 : 1);
+        ck_assert_uint_eq(fake->cluster[0], how ? 2 : 0);
+        ck_assert_uint_eq(fake->cluster[1], how ? 1 : 0);
+        if (how) { /* fewer programs than blocks: an odd number of them, then an even one */
+            const unsigned odd[3] = {5, 1, 1}, even[3] = {62, how == 2 ? 1 : 64, 1};
+            ck_assert_int_eq(tilecLaunch(m, "mm", odd, NULL, args), TILEC_SUCCESS);
+            ck_assert_uint_eq(fake->grid[0], 6);
             ck_assert_int_eq(tilecLaunch(m, "mm", even, NULL, args), TILEC_SUCCESS);
             ck_assert_uint_eq(fake->grid[0], 62);
             ck_assert_uint_eq(fake->cluster[0], 2);
