@@ -4,28 +4,36 @@
  * power cap, L2 traffic costs clock, and cuBLAS's TF32 kernel runs clusters
  * of 2).
  *
- * Programs 2i and 2i + 1 along program_id 0 run as one cluster (the entry
- * says .reqnctapercluster 2, 1, 1, compiler/codegen.c; the launch rounds
- * grid x up to even, TcKernelInfo.cluster). Their tiles take the same
- * columns of B: each block's producer copies A's box to itself and
- * half of B's 32-column panels (those p with p % 2 == its rank) to both
- * blocks at once (TMA .multicast::cluster), arming its own landed[] with
- * every byte as before. A block's stage is written by both producers, so
- * its empty[] counts both blocks' consumer warps: lane 0 of each releases
- * a stage on its own block's barrier and on the peer's, after the warp's
- * lanes meet (bar.warp.sync). The program the
- * launch adds to make grid x even (TC_TMAP_FLAG_EXTRA_X) runs the pipeline
- * for its peer, but its views read as empty, so it stores nothing. The
- * blocks meet (barrier.cluster) once their barriers are initialized and
- * once their consumers are done with the ring, before either reuses that
- * memory; the producer waits on empty[] with acquire at cluster scope.
+ * Which programs pair. One program a block: programs 2i and 2i + 1 along
+ * program_id 0 (the launch rounds grid x up to even, TcKernelInfo.cluster;
+ * the program it adds, TC_TMAP_FLAG_EXTRA_X, runs the pipeline for its
+ * peer with every view empty, so it stores nothing); their B columns must
+ * not depend on program_id 0. Persistent (lower_programs.c): blocks 2i and
+ * 2i + 1 run programs 2j and 2j + 1 (the launch's blocks are even, whole
+ * clusters), the pair's second past the grid reading empty views; whether
+ * the two take the same columns of B is compared at run time
+ * (wg_cluster_shares_b: the column's expression lowered again for the
+ * peer's program), and where not, each block copies all of B alone.
+ *
+ * The protocol. The entry says .reqnctapercluster 2, 1, 1 (codegen.c).
+ * Sharing, each block's producer copies A's box to itself and half of B's
+ * 32-column panels (those p with p % 2 == its rank) to both blocks at once
+ * (TMA .multicast::cluster), arming its own landed[] with every byte as
+ * before. A block's stage may be written by both producers, so its
+ * empty[] counts both blocks' consumer warps, whichever way the stage was
+ * filled: lane 0 of each consumer warp releases a stage on its own
+ * block's barrier and on the peer's, after the warp's lanes meet
+ * (bar.warp.sync), and the producer waits on empty[] with acquire at
+ * cluster scope. The blocks meet (barrier.cluster) once their barriers are
+ * initialized and before either stops using them (the end of the pipeline;
+ * persistent: the end of the block's programs, both roles).
  *
  * Applies (wg_cluster_refusal) to the swapped f32 pipeline with TMA only
  * (-fwgmma-tma-only's proof: both blocks copy by TMA at every step), B as
- * 32-column panels (an even number), one program per block, B's first
- * column and the loop's bounds independent of program_id 0 (both blocks
- * run the same steps of the same columns), and no num_programs or
- * inline_ptx (the kernel must not see the rounded-up grid).
+ * 32-column panels (an even number), the loop's bounds independent of the
+ * program (both blocks run the same steps), and no inline_ptx (nor, one
+ * program a block, num_programs: the kernel must not see the rounded-up
+ * grid).
  */
 #include "compiler/lower_wgmma.h"
 
