@@ -107,15 +107,18 @@ static void programs(Lower *L, uint32_t body)
     L->ncarried = 0;
     /* clusters (lower_wgmma_cluster.c): blocks 2i and 2i + 1 run programs 2j and 2j + 1 together,
      * the same number of them (the launch's blocks are even): a pair runs while its first is in the
-     * grid, a program past the grid reads empty views */
+     * grid, a program past the grid reads empty views (and runs its peer's tile: B shared) */
     LLVMValueRef pair = L->cluster ? LLVMBuildAnd(b, p, lw_const_i32(L, -2), "") : p;
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, pair, total, ""), run, exit);
 
     LLVMPositionBuilderAtEnd(b, run);
-    program_ids(L, p, L->prog);
-    if (L->cluster) {
-        program_ids(L, LLVMBuildXor(b, p, lw_const_i32(L, 1), ""), L->peer_prog);
+    if (L->cluster) { /* the program past the grid takes its peer's ids (coordinates the peer's checks passed) */
+        LLVMValueRef peer = LLVMBuildXor(b, p, lw_const_i32(L, 1), "");
         L->prog_added = LLVMBuildICmp(b, LLVMIntUGE, p, total, "added");
+        program_ids(L, LLVMBuildSelect(b, L->prog_added, peer, p, ""), L->prog);
+        program_ids(L, peer, L->peer_prog);
+    } else {
+        program_ids(L, p, L->prog);
     }
     lw_lower_block(L, body);
     if (L->failed)

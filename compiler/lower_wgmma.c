@@ -780,7 +780,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.lo = lo;
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, elem), xb = lw_access(L, ldb, 0, elem);
-    if (P.cluster)
+    if (P.cluster && L->role != LW_CONSUMERS) /* (the producers' choice) */
         P.shares_b = wg_cluster_shares_b(L, tir_args(m, ldb)[2]);
     if (P.tma) {
         P.use_tma = wg_tma_usable(&P, &xa, &xb);

@@ -37,28 +37,44 @@
  */
 #include "compiler/lower_wgmma.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether value v depends on program_id along an axis in `axes` (bit i:
  * axis i) or on num_programs; the values a loop's body defines count as
- * dependent (conservative). */
-static int depends_on_program(const TirModule *m, uint32_t v, unsigned axes, int depth)
+ * dependent (conservative). memo[v]: 0 not known yet, else 1 + the answer
+ * (a value used twice is walked once: no exponential walk of a DAG). */
+static int depends_walk(const TirModule *m, uint32_t v, unsigned axes, int depth, uint8_t *memo)
 {
+    if (memo[v])
+        return memo[v] - 1;
     const TirValue *val = &m->values[v];
+    int r = 0;
     if (val->kind == VAL_PARAM)
-        return 0;
-    if (val->kind != VAL_RESULT || depth > 32)
-        return 1;
-    const TirInst *in = &m->insts[val->def];
-    if (in->op == OP_PROGRAM_ID)
-        return (axes >> (in->ival % 3) & 1) != 0;
-    if (in->op == OP_NUM_PROGRAMS || in->op == OP_FOR || in->op == OP_LOAD || in->op == OP_INLINE_PTX)
-        return 1;
-    const uint32_t *a = tir_args(m, in);
-    for (uint32_t i = 0; i < in->nargs; i++)
-        if (depends_on_program(m, a[i], axes, depth + 1))
-            return 1;
-    return 0;
+        r = 0;
+    else if (val->kind != VAL_RESULT || depth > 32)
+        r = 1;
+    else {
+        const TirInst *in = &m->insts[val->def];
+        const uint32_t *a = tir_args(m, in);
+        if (in->op == OP_PROGRAM_ID)
+            r = (axes >> (in->ival % 3) & 1) != 0;
+        else if (in->op == OP_NUM_PROGRAMS || in->op == OP_FOR || in->op == OP_LOAD || in->op == OP_INLINE_PTX)
+            r = 1;
+        else
+            for (uint32_t i = 0; i < in->nargs && !r; i++)
+                r = depends_walk(m, a[i], axes, depth + 1, memo);
+    }
+    memo[v] = (uint8_t)(r + 1);
+    return r;
+}
+
+static int depends_on_program(const TirModule *m, uint32_t v, unsigned axes)
+{
+    uint8_t *memo = calloc(m->nvalues, 1);
+    int r = memo ? depends_walk(m, v, axes, 0, memo) : 1;
+    free(memo);
+    return r;
 }
 
 /* Whether block `blk` (and the bodies of its loops) holds an op that sees
@@ -79,30 +95,48 @@ static int looks_at_grid(const TirModule *m, uint32_t blk, int persistent)
 }
 
 /* Whether integer scalar v is computed from parameters, constants and the
- * program alone, by integer arithmetic (peer_value can lower it again). */
-static int replayable(const TirModule *m, uint32_t v, int depth)
+ * program alone, by integer arithmetic with no side effects on the
+ * lowering (peer_value lowers it again; an op added here must keep that);
+ * memo as depends_walk's. */
+static int replay_walk(const TirModule *m, uint32_t v, int depth, uint8_t *memo)
 {
+    if (memo[v])
+        return memo[v] - 1;
     const TirValue *val = &m->values[v];
-    if (val->kind == VAL_PARAM)
-        return 1;
-    if (val->kind != VAL_RESULT || depth > 32)
-        return 0;
-    const TirInst *in = &m->insts[val->def];
-    TirType t = tir_value_type(m, v);
-    if (t.kind != TY_SCALAR || (t.elem != ELEM_I32 && t.elem != ELEM_I64))
-        return 0;
-    switch (in->op) {
-    case OP_CONST: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_ADD: case OP_SUB: case OP_MUL:
-    case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX: case OP_CDIV: case OP_NEG: case OP_ABS: case OP_CAST:
-        break;
-    default:
-        return 0;
+    int r = 1;
+    if (val->kind != VAL_PARAM) {
+        TirType t = tir_value_type(m, v);
+        r = val->kind == VAL_RESULT && depth <= 32 && t.kind == TY_SCALAR &&
+            (t.elem == ELEM_I32 || t.elem == ELEM_I64);
+        const TirInst *in = r ? &m->insts[val->def] : NULL;
+        if (in)
+            switch (in->op) {
+            case OP_CONST: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_ADD: case OP_SUB: case OP_MUL:
+            case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX: case OP_CDIV: case OP_NEG: case OP_ABS:
+            case OP_CAST:
+                break;
+            default:
+                r = 0;
+            }
+        for (uint32_t i = 0; r && in && i < in->nargs; i++)
+            r = replay_walk(m, tir_args(m, in)[i], depth + 1, memo);
     }
-    const uint32_t *a = tir_args(m, in);
-    for (uint32_t i = 0; i < in->nargs; i++)
-        if (!replayable(m, a[i], depth + 1))
-            return 0;
-    return 1;
+    memo[v] = (uint8_t)(r + 1);
+    return r;
+}
+
+enum { CHAIN_MAX = 64 }; /* instructions peer_value lowers again, at most */
+
+static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32_t *n);
+
+/* replay_walk, and a chain short enough for peer_value. */
+static int replayable(const TirModule *m, uint32_t v)
+{
+    uint8_t *memo = calloc(m->nvalues, 1);
+    int r = memo && replay_walk(m, v, 0, memo);
+    free(memo);
+    uint32_t order[CHAIN_MAX], n = 0;
+    return r && program_chain(m, v, order, &n);
 }
 
 const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o, int persistent)
@@ -124,14 +158,14 @@ const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcO
     if (!wg_tma_boxes_aligned(m, f, lda, ldb, 0, 1))
         return "no proof that every program's boxes start on 16 bytes (-fwgmma-tma-only's)";
     uint32_t col = tir_args(m, ldb)[2];
-    if (persistent && !replayable(m, col, 0))
-        return "B's first column is not integer arithmetic on parameters and the program (the pair compares "
-               "theirs)";
-    if (!persistent && depends_on_program(m, col, 1, 0))
+    if (persistent && !replayable(m, col))
+        return "B's first column is not integer arithmetic on parameters and the program, in at most 64 "
+               "instructions (the pair compares theirs)";
+    if (!persistent && depends_on_program(m, col, 1))
         return "B's first column may depend on program_id 0 (the pair along x must share it)";
     const uint32_t *fa = tir_args(m, f);
     for (uint32_t i = 0; i < 3; i++)
-        if (depends_on_program(m, fa[i], 7, 0))
+        if (depends_on_program(m, fa[i], 7))
             return "the loop's bounds may depend on the program (the pair must run the same steps)";
     if (looks_at_grid(m, k->body, persistent))
         return persistent ? "the kernel uses inline_ptx" :
@@ -153,11 +187,11 @@ LLVMValueRef wg_cluster_extra(Lower *L)
 }
 
 /* The instructions value v depends on through the program, operands
- * first, into order[] (at most max; seen[] marks them); 0: too many. */
-static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32_t *n, uint32_t max)
+ * first, into order[] (at most CHAIN_MAX, each once); 0: too many. */
+static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32_t *n)
 {
     const TirValue *val = &m->values[v];
-    if (val->kind != VAL_RESULT || !depends_on_program(m, v, 7, 0))
+    if (val->kind != VAL_RESULT || !depends_on_program(m, v, 7))
         return 1;
     for (uint32_t i = 0; i < *n; i++)
         if (order[i] == val->def)
@@ -165,9 +199,9 @@ static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32
     const TirInst *in = &m->insts[val->def];
     const uint32_t *a = tir_args(m, in);
     for (uint32_t i = 0; i < in->nargs; i++)
-        if (!program_chain(m, a[i], order, n, max))
+        if (!program_chain(m, a[i], order, n))
             return 0;
-    if (*n == max)
+    if (*n == CHAIN_MAX)
         return 0;
     order[(*n)++] = val->def;
     return 1;
@@ -175,14 +209,16 @@ static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32
 
 /* Value v (replayable) as the peer block's program computes it: the
  * instructions between the program and v lowered again with L->prog
- * set to the peer's, then the values put back. NULL: too long a chain. */
+ * set to the peer's, then the values put back. */
 static LLVMValueRef peer_value(Lower *L, uint32_t v)
 {
     const TirModule *m = L->m;
-    uint32_t order[64], n = 0;
-    LVal saved[64];
-    if (!program_chain(m, v, order, &n, 64))
-        return NULL;
+    uint32_t order[CHAIN_MAX], n = 0;
+    LVal saved[CHAIN_MAX];
+    if (!program_chain(m, v, order, &n)) {
+        lw_error(L, (TirLoc){0}, "internal error: -fwgmma-cluster's column chain outgrew its check");
+        return lw_val(L, v)->s;
+    }
     LLVMValueRef own[3];
     memcpy(own, L->prog, sizeof own);
     memcpy(L->prog, L->peer_prog, sizeof own);
@@ -199,13 +235,9 @@ static LLVMValueRef peer_value(Lower *L, uint32_t v)
 
 LLVMValueRef wg_cluster_shares_b(Lower *L, uint32_t col)
 {
-    LLVMValueRef yes = LLVMConstInt(L->t_i1, 1, 0);
-    if (!L->persist || !depends_on_program(L->m, col, 7, 0)) /* one program a block: the refusal proved it */
-        return yes;
-    LLVMValueRef peer = peer_value(L, col);
-    if (!peer) /* (conservative: each block copies all of B) */
-        return LLVMConstInt(L->t_i1, 0, 0);
-    return LLVMBuildICmp(L->b, LLVMIntEQ, lw_val(L, col)->s, peer, "shares.b");
+    if (!L->persist || !depends_on_program(L->m, col, 7)) /* one program a block: the refusal proved it */
+        return LLVMConstInt(L->t_i1, 1, 0);
+    return LLVMBuildICmp(L->b, LLVMIntEQ, lw_val(L, col)->s, peer_value(L, col), "shares.b");
 }
 
 LLVMValueRef wg_cluster_rank(Lower *L)

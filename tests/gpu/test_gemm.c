@@ -496,12 +496,14 @@ static void replace_all(char *dst, size_t cap, const char *src, const char *from
  * variant, programs paired into clusters of two blocks sharing B's copies,
  * one program a block (pairs along x) and persistent (programs 2j and
  * 2j + 1, which a 2-D grid of odd x pairs across rows of tiles: there the
- * blocks copy B alone): an odd grid x covering all rows, an odd grid x
- * covering fewer rows than C has (the program the launch adds stores
- * nothing: the rows after the grid's stay poisoned), an even grid; 16-byte
- * rows (TMA only); and examples/matmul_grouped.tir, whose last group's
- * pairs take different columns. */
-static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
+ * blocks copy B alone), the latter also with TILEC_PERSIST_BLOCKS=2 and 6
+ * (a cluster runs many programs, switching between sharing B and not, its
+ * barriers' phases carried from one to the next): an odd grid x covering
+ * all rows, an odd grid x covering fewer rows than C has (the program the
+ * launch adds stores nothing: the rows after the grid's stay poisoned), an
+ * even grid; 16-byte rows (TMA only); and examples/matmul_grouped.tir, whose
+ * last group's pairs take different columns. */
+static void run_cluster_set(tilecRuntime rt, uint64_t seed, int persistent, int nmodes, const char *blocks)
 {
     static char src128[8192], src256[8192], tmp[8192];
     if (!read_example("matmul.tir", src128, sizeof src128))
@@ -513,28 +515,43 @@ static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
     static const char *const modes[] = {"tf32-rna", "tf32-rne", "tf32-trunc", "3xtf32"};
     static const char *const copts[] = {"-fwgmma-tma-only -fwgmma-cluster -fno-persistent",
                                         "-fwgmma-tma-only -fwgmma-cluster"};
-    for (int persistent = 0; persistent < 2; persistent++) {
-        for (int wide = 0; wide < 2; wide++)
-            for (size_t p = 0; p < 4; p++) {
-                int bn = wide ? 256 : 128;
-                if (wide && p == 3) /* 3xtf32 at 128x256: the generic lowering */
-                    continue;
-                Config c = {"f32", modes[p], "sm_90a", 128, bn, 32, 8, copts[persistent]};
-                const char *src = wide ? src256 : src128;
-                const char *post = persistent ? (wide ? " (128x256, persistent)" : " (128x128, persistent)")
-                                              : (wide ? " (128x256)" : " (128x128)");
-                unsigned odd[3] = {3, (520 + bn - 1) / bn, 1}, part[3] = {3, 512 / bn, 1}, even[3] = {4, 512 / bn, 1};
-                run_dense(rt, &c, src, "matmul.tir", "matmul", 300, 520, 336, 336, 520, 520, 0, 0, odd, seed++,
-                          "cluster, odd grid x ", post);
-                run_dense_rows(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, part, seed++,
-                               "cluster, 3 of 4 programs along x ", post, 384);
-                run_dense(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, even, seed++,
-                          "cluster, even grid x ", post);
-            }
-        for (size_t p = 0; p < 2; p++) {
-            Config c = {"f32", modes[p], "sm_90a", 128, 256, 32, 8, copts[persistent]};
-            run_grouped_example(rt, &c, seed++, persistent ? " (cluster, persistent)" : " (cluster)");
+    char post[96];
+    for (int wide = 0; wide < 2; wide++)
+        for (int p = 0; p < nmodes; p++) {
+            int bn = wide ? 256 : 128;
+            if (wide && p == 3) /* 3xtf32 at 128x256: the generic lowering */
+                continue;
+            Config c = {"f32", modes[p], "sm_90a", 128, bn, 32, 8, copts[persistent]};
+            const char *src = wide ? src256 : src128;
+            snprintf(post, sizeof post, " (128x%d%s%s%s)", bn, persistent ? ", persistent" : "",
+                     blocks ? ", TILEC_PERSIST_BLOCKS=" : "", blocks ? blocks : "");
+            unsigned odd[3] = {3, (520 + bn - 1) / bn, 1}, part[3] = {3, 512 / bn, 1}, even[3] = {4, 512 / bn, 1};
+            run_dense(rt, &c, src, "matmul.tir", "matmul", 300, 520, 336, 336, 520, 520, 0, 0, odd, seed++,
+                      "cluster, odd grid x ", post);
+            run_dense_rows(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, part, seed++,
+                           "cluster, 3 of 4 programs along x ", post, 384);
+            run_dense(rt, &c, src, "matmul.tir", "matmul", 512, 512, 512, 512, 512, 512, 0, 0, even, seed++,
+                      "cluster, even grid x ", post);
         }
+    for (int p = 0; p < 2; p++) {
+        Config c = {"f32", modes[p], "sm_90a", 128, 256, 32, 8, copts[persistent]};
+        snprintf(post, sizeof post, " (cluster%s%s%s)", persistent ? ", persistent" : "",
+                 blocks ? ", TILEC_PERSIST_BLOCKS=" : "", blocks ? blocks : "");
+        run_grouped_example(rt, &c, seed++, post);
+    }
+}
+
+static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
+{
+    run_cluster_set(rt, seed, 0, 4, NULL);
+    run_cluster_set(rt, seed + 32, 1, 4, NULL);
+    static const char *const caps[] = {"2", "6"};
+    for (int i = 0; i < 2; i++) {
+        setenv("TILEC_PERSIST_BLOCKS", caps[i], 1);
+        tilecRuntime capped = gpu_open();
+        unsetenv("TILEC_PERSIST_BLOCKS");
+        run_cluster_set(capped, seed + 64 + 32 * (uint64_t)i, 1, 2, caps[i]);
+        tilecRuntimeDestroy(&capped);
     }
 }
 

@@ -193,6 +193,27 @@ static tilecModule fresh_gemm(const char *env, const char *value, const char *co
     return m;
 }
 
+/* TILEC_PERSIST_BLOCKS caps a cluster kernel's persistent launch at whole
+ * clusters: 3 launches 2 blocks, 1 launches one cluster (2). */
+START_TEST(cluster_persist_cap_whole_clusters)
+{
+    static const char *const opts[] = {"--arch=sm_90a", "-fwgmma-tma-only", "-fwgmma-cluster"};
+    static const char *const caps[] = {"3", "1"};
+    for (int i = 0; i < 2; i++) {
+        tilecDevicePtr p;
+        tilecModule m = fresh_gemm("TILEC_PERSIST_BLOCKS", caps[i], opts, 3, &p);
+        int32_t M = 1024, N = 1024, K = 512;
+        void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+        const unsigned grid[3] = {8, 8, 1};
+        ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, args), TILEC_SUCCESS);
+        ck_assert_uint_eq(fake->grid[0], 2);
+        ck_assert_uint_eq(fake->cluster[0], 2);
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+        tilecFree(rt, p);
+    }
+}
+END_TEST
+
 /* What tilecLaunch does before a GEMM (runtime/stage.h): a tf32-rna GEMM
  * whose views are each read by 32 programs, K >= 1024, has both copied
  * rounded first and launches the kernel's entry for rounded views
@@ -568,6 +589,7 @@ int main(void)
     tcase_add_test(tc, tma_only_kernel_needs_its_maps);
     tcase_add_test(tc, jit_tma_only_falls_back);
     tcase_add_test(tc, cluster_launch_pairs_blocks);
+    tcase_add_test(tc, cluster_persist_cap_whole_clusters);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, runtime_shared_by_threads);
     tcase_add_test(tc, hostile_launch_arguments);
