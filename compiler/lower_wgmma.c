@@ -98,9 +98,8 @@ void wg_bar_arrive_if(Lower *L, LLVMValueRef addr, LLVMValueRef cond)
            "r,r,~{memory}", a, 2, SE);
 }
 
-/* Spins until the phase of the given parity has completed; cluster: with
- * acquire at cluster scope (arrivals from the peer block, -fwgmma-cluster). */
-static void bar_wait_scoped(Lower *L, LLVMValueRef addr, LLVMValueRef parity, int cluster)
+/* Spins until the phase of the given parity has completed. */
+static void bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity)
 {
     LLVMBasicBlockRef spin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.wait");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.done");
@@ -109,16 +108,14 @@ static void bar_wait_scoped(Lower *L, LLVMValueRef addr, LLVMValueRef parity, in
     LLVMValueRef args[2] = {addr, parity};
     LLVMValueRef ok =
         lw_asm(L, L->t_i32,
-               cluster ? "{\n\t.reg .pred P1;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 P1, [$1], "
-                         "$2;\n\tselp.b32 $0, 1, 0, P1;\n\t}"
-                       : "{\n\t.reg .pred P1;\n\tmbarrier.try_wait.parity.shared::cta.b64 P1, [$1], $2;\n\t"
-                         "selp.b32 $0, 1, 0, P1;\n\t}",
+               "{\n\t.reg .pred P1;\n\tmbarrier.try_wait.parity.shared::cta.b64 P1, [$1], $2;\n\t"
+               "selp.b32 $0, 1, 0, P1;\n\t}",
                "=r,r,r,~{memory}", args, 2, SE);
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, ok, c32(L, 0), ""), done, spin);
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
-void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity) { bar_wait_scoped(L, addr, parity, 0); }
+void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity) { bar_wait(L, addr, parity); }
 
 LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior_round)
 {
@@ -130,8 +127,11 @@ LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""), c32(L, 1), "");
     if (prior_round)
         ph = LLVMBuildXor(b, ph, c32(L, 1), "");
-    /* a cluster's empty[]: the peer's consumers release this block's stages too */
-    bar_wait_scoped(L, wg_bar_addr(L, arr32, s), ph, P->cluster && arr32 == P->empty32);
+    /* (a cluster's empty[]: the peer's consumers release this block's stages too; their reads are
+     * over, as for this block's, and the copies that follow are ordered by the barrier: CTA scope,
+     * as CUTLASS's cluster pipelines; the first version, at cluster scope, ran 1.25-1.7x slower than
+     * no cluster at all, bench/NOTES.md v20) */
+    bar_wait(L, wg_bar_addr(L, arr32, s), ph);
     return s;
 }
 

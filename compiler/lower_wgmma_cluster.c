@@ -23,8 +23,9 @@
  * empty[] counts both blocks' consumer warps, whichever way the stage was
  * filled: lane 0 of each consumer warp releases a stage on its own
  * block's barrier and on the peer's, after the warp's lanes meet
- * (bar.warp.sync), and the producer waits on empty[] with acquire at
- * cluster scope. The blocks meet (barrier.cluster) once their barriers are
+ * (bar.warp.sync); arrivals and waits at CTA scope, as CUTLASS's (the
+ * consumers' reads are over when they arrive, the copies that follow the
+ * producer's wait are ordered by the barrier). The blocks meet (barrier.cluster) once their barriers are
  * initialized and before either stops using them (the end of the pipeline;
  * persistent: the end of the block's programs, both roles).
  *
@@ -273,7 +274,7 @@ void wg_release(Pipe *P, LLVMValueRef addr, LLVMValueRef cond)
            "bar.warp.sync -1;\n\tmov.u32 lane, %laneid;\n\tsetp.eq.and.u32 P1, lane, 0, P1;\n\t"
            "@P1 mbarrier.arrive.release.cta.shared::cta.b64 _, [$0];\n\t"
            "mapa.shared::cluster.u32 remote, $0, $2;\n\t"
-           "@P1 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}",
+           "@P1 mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}",
            "r,r,r,~{memory}", a, 3, SEC);
 }
 

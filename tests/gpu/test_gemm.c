@@ -17,7 +17,7 @@
  * tilecModuleLoadSource (the JIT's TMA-only kernels, and the kernel as
  * asked for where a launch leaves a view unstaged: run_staged_cases checks
  * that one did); TILEC_TEST_CLUSTER=1 adds the experimental
- * -fwgmma-cluster's cases (run_cluster_cases).
+ * -fwgmma-cluster's cases (run_cluster_cases), =only runs them alone.
  */
 #include "gpu_common.h"
 #include "reference/round.h"
@@ -576,6 +576,14 @@ int main(void)
     uint64_t seed = 1234;
     const char *q = getenv("TILEC_GPU_QUICK");
     int quick = q && q[0] == '1';
+    const char *cl = getenv("TILEC_TEST_CLUSTER"); /* experimental: until it has run, a hang must not stop the rest */
+    if (cl && !strcmp(cl, "only")) { /* those cases alone, each line as it ends (a hang shows where) */
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        run_cluster_cases(rt, seed);
+        gpu_close(&rt);
+        printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
+        return failures ? 1 : 0;
+    }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 0; p < 5; p++) {
             Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4, NULL};
@@ -650,7 +658,6 @@ int main(void)
         }
     run_staged_cases(rt, quick, seed);
     seed += 16;
-    const char *cl = getenv("TILEC_TEST_CLUSTER"); /* experimental: until it has run, a hang must not stop the rest */
     if (cl && !strcmp(cl, "1"))
         run_cluster_cases(rt, seed);
     seed += 16;
