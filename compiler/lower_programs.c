@@ -112,11 +112,14 @@ static void programs(Lower *L, uint32_t body)
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, pair, total, ""), run, exit);
 
     LLVMPositionBuilderAtEnd(b, run);
-    if (L->cluster) { /* the program past the grid takes its peer's ids (coordinates the peer's checks passed) */
+    if (L->cluster) {
+        /* the program past the grid takes its peer's ids (coordinates the peer's checks passed), in
+         * both blocks' eyes: each block's view of the pair must be the same (wg_cluster_shares_b) */
         LLVMValueRef peer = LLVMBuildXor(b, p, lw_const_i32(L, 1), "");
         L->prog_added = LLVMBuildICmp(b, LLVMIntUGE, p, total, "added");
+        LLVMValueRef peer_added = LLVMBuildICmp(b, LLVMIntUGE, peer, total, "");
         program_ids(L, LLVMBuildSelect(b, L->prog_added, peer, p, ""), L->prog);
-        program_ids(L, peer, L->peer_prog);
+        program_ids(L, LLVMBuildSelect(b, peer_added, p, peer, ""), L->peer_prog);
     } else {
         program_ids(L, p, L->prog);
     }
