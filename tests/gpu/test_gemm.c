@@ -565,6 +565,9 @@ static tilecModule load_config(tilecRuntime rt, const Config *c)
 
 int main(void)
 {
+    const char *cl = getenv("TILEC_TEST_CLUSTER"); /* experimental: until it has run, a hang must not stop the rest */
+    if (cl && !strcmp(cl, "only")) /* each line as it ends (a hang shows where); before any output, as C asks */
+        setvbuf(stdout, NULL, _IOLBF, 0);
     tilecRuntime rt = gpu_open();
     static const char *const precisions[] = {"ieee", "tf32-trunc", "tf32-rna", "tf32-rne", "3xtf32"};
     static const char *const archs[] = {"sm_80", "sm_90a"};
@@ -576,9 +579,7 @@ int main(void)
     uint64_t seed = 1234;
     const char *q = getenv("TILEC_GPU_QUICK");
     int quick = q && q[0] == '1';
-    const char *cl = getenv("TILEC_TEST_CLUSTER"); /* experimental: until it has run, a hang must not stop the rest */
-    if (cl && !strcmp(cl, "only")) { /* those cases alone, each line as it ends (a hang shows where) */
-        setvbuf(stdout, NULL, _IOLBF, 0);
+    if (cl && !strcmp(cl, "only")) { /* those cases alone */
         run_cluster_cases(rt, seed);
         gpu_close(&rt);
         printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
