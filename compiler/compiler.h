@@ -40,10 +40,11 @@ typedef struct {
                                 * 256x128 -40% for tf32-rna on the H200, bench/NOTES.md v13, v14) */
     int wgmma_ffma;            /* sm_90a (default on; -fno-wgmma-ffma): ieee dots on the pipeline too, its
                                 * consumers computing with fp32 FMAs from the stages */
-    int wgmma_cluster;         /* experimental (-fwgmma-cluster, not yet run on a GPU): programs 2i and
-                                * 2i + 1 along program_id 0 run as a cluster of two blocks that share
-                                * B's copies (TMA multicast; lower_wgmma_cluster.c says where) */
-    int wgmma_ffma_wide;       /* experimental (-fwgmma-ffma-wide, not yet run on a GPU): the FMA consumers
+    int wgmma_cluster;         /* experimental (-fwgmma-cluster; on the H200 as fast as without, its GPU
+                                * tests not yet passed, bench/NOTES.md v20): blocks in clusters of two
+                                * that share B's copies (TMA multicast; lower_wgmma_cluster.c says where) */
+    int wgmma_ffma_wide;       /* experimental (-fwgmma-ffma-wide; slower on the H200, bench/NOTES.md v20,
+                                * its GPU tests pass): the FMA consumers
                                 * also take 8 x 16 a thread where 8 x 8 cannot cover the tile (256x128,
                                 * 128x256 with 8 warps; cuBLAS SGEMM's thread tile) */
     int wgmma_half;            /* sm_90a (default on; -fno-wgmma-half): f16/bf16 dots on the pipeline,

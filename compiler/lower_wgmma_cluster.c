@@ -1,8 +1,9 @@
 /*
  * Clusters of two blocks that share B's copies (-fwgmma-cluster,
- * experimental, not yet run on a GPU; bench/NOTES.md v19 says why: at the
- * power cap, L2 traffic costs clock, and cuBLAS's TF32 kernel runs clusters
- * of 2).
+ * experimental; bench/NOTES.md v19 says why it was built: at the power cap
+ * L2 traffic seemed to cost clock, and cuBLAS's TF32 kernel runs clusters
+ * of 2; v20 what it did on the H200: L2 bytes -22%, the same speed; its GPU
+ * tests have not passed yet).
  *
  * Which programs pair. One program a block: programs 2i and 2i + 1 along
  * program_id 0 (the launch rounds grid x up to even, TcKernelInfo.cluster;
