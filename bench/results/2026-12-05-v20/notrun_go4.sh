@@ -16,4 +16,6 @@ for ms in "tf32-rne 128x128x32w8 300x520x336" "tf32-rne 128x128x32w8 384x512x512
 done
 TILEC_TEST_CLUSTER=only timeout 120 $B/bin/gpu_test_gemm > /tmp/t.log 2>&1; echo "t_cluster exit $?"
 grep -c ": ok" /tmp/t.log; grep -v ": ok" /tmp/t.log | head; tail -2 /tmp/t.log
+TILEC_TEST_CLUSTER=only timeout 150 compute-sanitizer --tool synccheck $B/bin/gpu_test_gemm > /tmp/sync.log 2>&1
+echo "synccheck exit $?"; grep -E "ERROR SUMMARY|failing case" /tmp/sync.log | tail -2
 echo "t=$((SECONDS-S))"
