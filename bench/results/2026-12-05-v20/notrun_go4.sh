@@ -16,6 +16,11 @@ for ms in "tf32-rne 128x128x32w8 300x520x336" "tf32-rne 128x128x32w8 384x512x512
 done
 TILEC_TEST_CLUSTER=only timeout 120 $B/bin/gpu_test_gemm > /tmp/t.log 2>&1; echo "t_cluster exit $?"
 grep -c ": ok" /tmp/t.log; grep -v ": ok" /tmp/t.log | head; tail -2 /tmp/t.log
+# ieee: 8 x 16 a thread on 128x128 with one consumer warpgroup (4 warps; 3 stages: two blocks an SM), which
+# go1's TILEC_TEST_COPT=-fwgmma-ffma-wide gpu_test_gemm already ran correctly (its 128x128 w4 tile), against
+# the default 128x128 w8 (8 x 8), cuBLAS SGEMM in the same process
+timeout 60 $B/bin/bench_gemm --archs=sm_90a --modes=ieee --shapes=4096,8192 --cfg=128x128x32w8,128x128x32w4,128x128x32w4s3 \
+  --copt=-fwgmma-ffma-wide --target-ms=30 --warmup-ms=20 --compile-runs=1 2>&1 | grep -E '^[0-9]+x.*(sgemm|ieee)'
 TILEC_TEST_CLUSTER=only timeout 150 compute-sanitizer --tool synccheck $B/bin/gpu_test_gemm > /tmp/sync.log 2>&1
 echo "synccheck exit $?"; grep -E "ERROR SUMMARY|failing case" /tmp/sync.log | tail -2
 echo "t=$((SECONDS-S))"
