@@ -43,6 +43,10 @@ typedef struct {
     int wgmma_cluster;         /* experimental (-fwgmma-cluster; on the H200 as fast as without, its GPU
                                 * tests not yet passed, bench/NOTES.md v20): blocks in clusters of two
                                 * that share B's copies (TMA multicast; lower_wgmma_cluster.c says where) */
+    int wgmma_one_producer;    /* experimental (-fwgmma-one-producer; not yet run on a GPU): the swapped
+                                * f32 pipeline with one producer warpgroup that issues and finishes
+                                * every step (384 threads at 8 warps, as cuBLAS's TF32 kernel), where it
+                                * would take two (bench/NOTES.md v20) */
     int wgmma_ffma_wide;       /* experimental (-fwgmma-ffma-wide; slower on the H200, bench/NOTES.md v20,
                                 * its GPU tests pass): the FMA consumers
                                 * also take 8 x 16 a thread where 8 x 8 cannot cover the tile (256x128,

@@ -53,7 +53,7 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
         return ss_producers(k->warps * 32, dot->type.dim[1], o) * WARPGROUP;
     if (o->wgmma_swapped)
         return swapped_producers(dot->type.dim[0], dot->type.dim[1], k->warps * 32, (TirPrecision)dot->ival,
-                                 (uint32_t)in->ival) *
+                                 (uint32_t)in->ival, o->wgmma_one_producer) *
                WARPGROUP;
     return wgmma_producers(dot->type.dim[1], (TirPrecision)dot->ival, (uint32_t)in->ival) * WARPGROUP;
 }
@@ -691,7 +691,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
         *smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
     } else if (P.swapped) {
-        P.producers = swapped_producers(P.bm, P.bn, P.consumers, P.prec, P.stages);
+        P.producers = swapped_producers(P.bm, P.bn, P.consumers, P.prec, P.stages, L->o->wgmma_one_producer);
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
         P.unaligned = L->o->wgmma_unaligned;

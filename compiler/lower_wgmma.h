@@ -168,7 +168,8 @@ void transposed_producer(Pipe *P, const Access *xa, const Access *xb);
 void transposed_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef *acc, uint32_t nacc);
 
 /* lower_wgmma_swapped.c (the default) */
-uint32_t swapped_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages);
+uint32_t swapped_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages,
+                           int one);
 void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
 /* Byte offset of B[k][n] in a stage's B tile (i32 values; constants fold):
  * raw padded rows, or with TMA its panels (P->b128: 32 columns under the

@@ -36,9 +36,10 @@
  * the program holds 128 registers at entry, and ptxas wants every
  * instruction to fit in that: m64n256 needs 158); not for FMA consumers
  * holding more than 64 accumulators a thread (ieee 128x256 spilled). */
-uint32_t swapped_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages)
+uint32_t swapped_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages,
+                           int one)
 {
-    if (p == PREC_IEEE && bm * bn > 64 * consumer_threads)
+    if (one || (p == PREC_IEEE && bm * bn > 64 * consumer_threads))
         return 1;
     return p != PREC_3XTF32 && stages >= 3 && bm <= 128 ? 2 : 1;
 }

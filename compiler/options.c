@@ -47,6 +47,7 @@ static const struct {
     {"wgmma", offsetof(TcOptions, wgmma)},
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
     {"wgmma-ffma-wide", offsetof(TcOptions, wgmma_ffma_wide)},
+    {"wgmma-one-producer", offsetof(TcOptions, wgmma_one_producer)},
     {"wgmma-cluster", offsetof(TcOptions, wgmma_cluster)},
     {"wgmma-swapped", offsetof(TcOptions, wgmma_swapped)},
     {"wgmma-unaligned", offsetof(TcOptions, wgmma_unaligned)},

@@ -125,6 +125,7 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
     o.jobs = 1 + ((h >> 25) & 1); /* the entry points on one thread or two */
     o.wgmma_cluster = (h >> 26) & 1;
     o.wgmma_ffma_wide = (h >> 27) & 1;
+    o.wgmma_one_producer = (h >> 28) & 1;
     TcResult r;
     int rc = tc_compile("fuzz.tir", src, len, &o, &r, &log);
     const char *text = log.data ? log.data : "";
