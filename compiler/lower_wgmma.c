@@ -99,23 +99,20 @@ void wg_bar_arrive_if(Lower *L, LLVMValueRef addr, LLVMValueRef cond)
 }
 
 /* Spins until the phase of the given parity has completed. */
-static void bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity)
+void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity)
 {
     LLVMBasicBlockRef spin = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.wait");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "mbar.done");
     LLVMBuildBr(L->b, spin);
     LLVMPositionBuilderAtEnd(L->b, spin);
     LLVMValueRef args[2] = {addr, parity};
-    LLVMValueRef ok =
-        lw_asm(L, L->t_i32,
-               "{\n\t.reg .pred P1;\n\tmbarrier.try_wait.parity.shared::cta.b64 P1, [$1], $2;\n\t"
-               "selp.b32 $0, 1, 0, P1;\n\t}",
-               "=r,r,r,~{memory}", args, 2, SE);
+    LLVMValueRef ok = lw_asm(L, L->t_i32,
+                             "{\n\t.reg .pred P1;\n\tmbarrier.try_wait.parity.shared::cta.b64 P1, [$1], $2;\n\t"
+                             "selp.b32 $0, 1, 0, P1;\n\t}",
+                             "=r,r,r,~{memory}", args, 2, SE);
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, ok, c32(L, 0), ""), done, spin);
     LLVMPositionBuilderAtEnd(L->b, done);
 }
-
-void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity) { bar_wait(L, addr, parity); }
 
 LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior_round)
 {
@@ -127,11 +124,9 @@ LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior
     LLVMValueRef ph = LLVMBuildAnd(b, LLVMBuildUDiv(b, t, c32(L, P->stages), ""), c32(L, 1), "");
     if (prior_round)
         ph = LLVMBuildXor(b, ph, c32(L, 1), "");
-    /* (a cluster's empty[]: the peer's consumers release this block's stages too; their reads are
-     * over, as for this block's, and the copies that follow are ordered by the barrier: CTA scope,
-     * as CUTLASS's cluster pipelines; the first version, at cluster scope, ran 1.25-1.7x slower than
-     * no cluster at all, bench/NOTES.md v20) */
-    bar_wait(L, wg_bar_addr(L, arr32, s), ph);
+    /* (a cluster's empty[] too, which both blocks' consumers release: CTA scope, as CUTLASS's;
+     * cluster scope ran 1.25-1.7x slower, bench/NOTES.md v20) */
+    wg_bar_wait(L, wg_bar_addr(L, arr32, s), ph);
     return s;
 }
 

@@ -138,7 +138,7 @@ static int replayable(const TirModule *m, uint32_t v)
     int r = memo && replay_walk(m, v, 0, memo);
     free(memo);
     uint32_t order[CHAIN_MAX], n = 0;
-    return r && program_chain(m, v, order, &n);
+    return r && program_chain(m, v, order, &n) > 0;
 }
 
 const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcOptions *o, int persistent)
@@ -188,12 +188,10 @@ LLVMValueRef wg_cluster_extra(Lower *L)
     return LLVMBuildAnd(b, added, last, "extra");
 }
 
-/* The instructions value v depends on through the program, operands
- * first, into order[] (at most CHAIN_MAX, each once); 0: too many. */
-static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32_t *n)
+static int chain_walk(const TirModule *m, uint32_t v, uint32_t *order, uint32_t *n, uint8_t *memo)
 {
     const TirValue *val = &m->values[v];
-    if (val->kind != VAL_RESULT || !depends_on_program(m, v, 7))
+    if (val->kind != VAL_RESULT || !depends_walk(m, v, 7, 0, memo))
         return 1;
     for (uint32_t i = 0; i < *n; i++)
         if (order[i] == val->def)
@@ -201,12 +199,23 @@ static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32
     const TirInst *in = &m->insts[val->def];
     const uint32_t *a = tir_args(m, in);
     for (uint32_t i = 0; i < in->nargs; i++)
-        if (!program_chain(m, a[i], order, n))
+        if (!chain_walk(m, a[i], order, n, memo))
             return 0;
     if (*n == CHAIN_MAX)
         return 0;
     order[(*n)++] = val->def;
     return 1;
+}
+
+/* The instructions value v depends on through the program, operands
+ * first, into order[] (at most CHAIN_MAX, each once): 1; 0: too many; -1:
+ * out of memory. */
+static int program_chain(const TirModule *m, uint32_t v, uint32_t *order, uint32_t *n)
+{
+    uint8_t *memo = calloc(m->nvalues, 1); /* depends_walk's, for the whole chain */
+    int r = memo ? chain_walk(m, v, order, n, memo) : -1;
+    free(memo);
+    return r;
 }
 
 /* Value v (replayable) as the peer block's program computes it: the
@@ -217,8 +226,9 @@ static LLVMValueRef peer_value(Lower *L, uint32_t v)
     const TirModule *m = L->m;
     uint32_t order[CHAIN_MAX], n = 0;
     LVal saved[CHAIN_MAX];
-    if (!program_chain(m, v, order, &n)) {
-        lw_error(L, (TirLoc){0}, "internal error: -fwgmma-cluster's column chain outgrew its check");
+    int got = program_chain(m, v, order, &n);
+    if (got <= 0) {
+        lw_error(L, (TirLoc){0}, got ? "out of memory" : "internal error: -fwgmma-cluster's column chain outgrew its check");
         return lw_val(L, v)->s;
     }
     LLVMValueRef own[3];

@@ -510,12 +510,8 @@ static tilecResult make_module(tilecRuntime rt, void *cumod, const TcKernelInfo 
             /* at least one block: a kernel that fits none fails at its launch, with the driver's reason */
             unsigned r = per_sm > 0 ? (unsigned)per_sm * (unsigned)rt->dev.sm_count : 1;
             if (k[i].persistent && k[i].cluster > 1) { /* whole clusters, as many as run at once */
-                int nc = 0;
-                StrBuf ignored; /* (a driver that cannot say: whole clusters of the blocks) */
-                sb_init(&ignored);
-                cu_clusters_at_once(fn, k[i].threads, k[i].shared_bytes, k[i].cluster, &nc, &ignored);
-                sb_free(&ignored);
-                r = nc > 0 ? (unsigned)nc * k[i].cluster : r / k[i].cluster * k[i].cluster;
+                unsigned nc = cu_clusters_at_once(fn, k[i].threads, k[i].shared_bytes, k[i].cluster);
+                r = nc ? nc * k[i].cluster : r / k[i].cluster * k[i].cluster; /* (else: of the blocks) */
                 r = r ? r : k[i].cluster;
             }
             resident = e && resident < r ? resident : r;
@@ -797,10 +793,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     }
     unsigned blocks = 0; /* persistent: the blocks launched */
     if (k->persistent) {
-        unsigned cap = rt->persist_blocks; /* clusters: whole ones (at least one) */
-        if (cap && k->cluster > 1)
-            cap = cap < k->cluster ? k->cluster : cap / k->cluster * k->cluster;
-        if (tc_persist_blocks(g, mod->resident[i], cap, &blocks) != 0) {
+        if (tc_persist_blocks(g, mod->resident[i], rt->persist_blocks, k->cluster, &blocks) != 0) {
             sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): a persistent kernel takes at most 2^31 - 1 programs\n",
                       k->name, g[0], g[1], g[2]);
             return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
@@ -881,12 +874,12 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     uint32_t all = encoded * TC_TMAP_FLAG_ROUNDED(0);
     int rounded = k->rounded && k->ntmaps && (tmaps.flags & all) == all;
     void *fn = rounded ? mod->fns_rounded[i] : mod->fns[i];
-    /* -fwgmma-cluster: the entry declares its clusters (.reqnctapercluster), the grid must be a
-     * multiple; a program added to pair the last stores nothing */
-    if (k->cluster > 1 && lg[0] % k->cluster) {
+    /* -fwgmma-cluster, one program a block: the entry declares its clusters (.reqnctapercluster), the
+     * grid must be a multiple; a program added to pair the last stores nothing (persistent: the
+     * blocks are whole clusters already, tc_persist_blocks) */
+    if (!k->persistent && k->cluster > 1 && lg[0] % k->cluster) {
         lg[0] = (lg[0] + k->cluster - 1) / k->cluster * k->cluster;
-        if (!k->persistent) /* (persistent: the program past the grid knows itself) */
-            tmaps.flags |= TC_TMAP_FLAG_EXTRA_X; /* (a cluster kernel takes its maps: largs holds &tmaps.flags) */
+        tmaps.flags |= TC_TMAP_FLAG_EXTRA_X; /* (a cluster kernel takes its maps: largs holds &tmaps.flags) */
     }
     t = cu_launch(fn, lg, k->threads, k->shared_bytes, (void *)stream, largs, &msg);
     free(pargs);

@@ -462,17 +462,15 @@ tilecResult cu_blocks_per_sm(void *fn, unsigned threads, unsigned shared_bytes, 
                              : fail(log, "cuOccupancyMaxActiveBlocksPerMultiprocessor", r, TILEC_ERROR_CUDA);
 }
 
-tilecResult cu_clusters_at_once(void *fn, unsigned threads, unsigned shared_bytes, unsigned cluster, int *clusters,
-                                StrBuf *log)
+unsigned cu_clusters_at_once(void *fn, unsigned threads, unsigned shared_bytes, unsigned cluster)
 {
-    *clusters = 0;
     if (!cu.OccupancyMaxActiveClusters) /* (an older driver) */
-        return TILEC_SUCCESS;
+        return 0;
     /* the entry declares its cluster (.reqnctapercluster): the configuration names none */
     CUlaunchConfig c = {.gridDimX = cluster, .gridDimY = 1, .gridDimZ = 1, .blockDimX = threads, .blockDimY = 1,
                         .blockDimZ = 1, .sharedMemBytes = shared_bytes};
-    CUresult r = cu.OccupancyMaxActiveClusters(clusters, (CUfunction)fn, &c);
-    return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuOccupancyMaxActiveClusters", r, TILEC_ERROR_CUDA);
+    int n = 0;
+    return cu.OccupancyMaxActiveClusters(&n, (CUfunction)fn, &c) == CUDA_SUCCESS && n > 0 ? (unsigned)n : 0;
 }
 
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,

@@ -70,9 +70,9 @@ tilecResult cu_func_set_max_dynamic_shared(void *fn, unsigned bytes, StrBuf *log
 tilecResult cu_blocks_per_sm(void *fn, unsigned threads, unsigned shared_bytes, int *blocks, StrBuf *log);
 /* How many clusters of `cluster` blocks (the entry's .reqnctapercluster)
  * the device runs at once (cuOccupancyMaxActiveClusters); 0 where the
- * driver cannot say. */
-tilecResult cu_clusters_at_once(void *fn, unsigned threads, unsigned shared_bytes, unsigned cluster, int *clusters,
-                                StrBuf *log);
+ * driver cannot say (no error: the caller then takes whole clusters of
+ * the blocks per SM). */
+unsigned cu_clusters_at_once(void *fn, unsigned threads, unsigned shared_bytes, unsigned cluster);
 /* cuLaunchKernel with a 1-D block of `threads`. stream NULL = the legacy
  * default stream. Launch and execution failures are TILEC_ERROR_LAUNCH. */
 tilecResult cu_launch(void *fn, const unsigned grid[3], unsigned threads, unsigned shared_bytes, void *stream,

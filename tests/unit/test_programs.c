@@ -26,7 +26,7 @@ START_TEST(blocks_launched)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unsigned b = 0;
-        ck_assert_int_eq(tc_persist_blocks(cases[i].g, cases[i].resident, cases[i].cap, &b), 0);
+        ck_assert_int_eq(tc_persist_blocks(cases[i].g, cases[i].resident, cases[i].cap, 1, &b), 0);
         ck_assert_msg(b == cases[i].blocks, "case %zu: %u blocks, expected %u", i, b, cases[i].blocks);
     }
 }
@@ -38,11 +38,11 @@ START_TEST(too_many_programs)
     unsigned b = 7;
     const unsigned g1[3] = {65536, 32768, 1}, g2[3] = {4294967295u, 4294967295u, 4294967295u};
     const unsigned g3[3] = {2147483647u, 1, 1}, g4[3] = {2147483648u, 1, 1};
-    ck_assert_int_eq(tc_persist_blocks(g1, 132, 0, &b), -1);
-    ck_assert_int_eq(tc_persist_blocks(g2, 132, 0, &b), -1);
-    ck_assert_int_eq(tc_persist_blocks(g4, 132, 0, &b), -1);
+    ck_assert_int_eq(tc_persist_blocks(g1, 132, 0, 1, &b), -1);
+    ck_assert_int_eq(tc_persist_blocks(g2, 132, 0, 1, &b), -1);
+    ck_assert_int_eq(tc_persist_blocks(g4, 132, 0, 1, &b), -1);
     ck_assert_uint_eq(b, 7); /* untouched */
-    ck_assert_int_eq(tc_persist_blocks(g3, 132, 0, &b), 0);
+    ck_assert_int_eq(tc_persist_blocks(g3, 132, 0, 1, &b), 0);
     ck_assert_uint_eq(b, 132);
 }
 END_TEST
