@@ -82,6 +82,9 @@ typedef struct {
                                 * (lower_programs.c). Default TC_PERSISTENT_AUTO: where the kernel has
                                 * the f32 wgmma pipeline (bf16's measured slower at 8192^3);
                                 * -fno-persistent: never */
+    int role_functions;        /* a persistent pipeline's roles (lower_programs.c) as functions of their own
+                                * that the entry calls, optimized and emitted apart, on threads at once
+                                * (default on; -fno-role-functions: one function) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
@@ -178,6 +181,14 @@ typedef struct {
 #define TC_TMAP_FLAG_EXTRA_X (1u << 31)
 /* That entry's name: the kernel's and this ('$' is in no kernel's name). */
 #define TC_ROUNDED_SUFFIX "$rounded"
+/* A persistent pipeline's producers as a function of their own
+ * (-frole-functions, the default): the entry's name and this; the PTX
+ * defines it after the entry. */
+#define TC_ROLE_PRODUCERS "$producers"
+/* What of an entry point one LLVM module holds (compiler/entries.c): all of
+ * it, or, where its producers are a function, the entry (MAIN) or that
+ * function. */
+enum { TC_PART_ALL, TC_PART_MAIN, TC_PART_PRODUCERS };
 typedef struct {
     char *name;
     unsigned threads;

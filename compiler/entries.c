@@ -21,6 +21,7 @@
  */
 #include "compiler/lower.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,7 +31,10 @@ enum { DEFAULT_JOBS_MAX = 8 }; /* --jobs=0: one per CPU, at most this many */
 typedef struct {
     uint32_t kernel; /* UINT32_MAX: none (a module without kernels) */
     int rounded;     /* the entry for views that come rounded */
-    const TcOptions *o; /* the options; a rounded entry's without --remarks (its kernel's say it all) */
+    int part;        /* TC_PART_ALL, or the part of its entry point this unit compiles */
+    uint32_t main;   /* the unit of its entry point's TC_PART_ALL or TC_PART_MAIN */
+    const TcOptions *o; /* the options; a rounded entry's and a non-main part's without --remarks
+                         * (its kernel's main part says it all) */
     TcLowered out;
     TcKernelInfo info;
     Diag d;
@@ -46,7 +50,7 @@ static void compile_entry(void *ctx, unsigned i)
 {
     Work *w = ctx;
     Entry *e = &w->e[i];
-    e->rc = lw_lower_entry(w->m, e->o, e->kernel, e->rounded, &e->out, &e->info, &e->d);
+    e->rc = lw_lower_entry(w->m, e->o, e->kernel, e->rounded, e->part, &e->out, &e->info, &e->d);
 }
 
 /* The header (up to the .address_size line) and where the trailer starts
@@ -86,18 +90,79 @@ static void add_trailer_lines(StrBuf *trailer, const char *t, size_t n)
     }
 }
 
-/* The entries' PTX as one module (e[i] with keep[i]); NULL when memory
- * runs out or an entry's header differs from the first's (a tilec bug). */
-static char *join_ptx(Entry *e, const int *keep, uint32_t n, Diag *d)
+/* Whether the line at s (n bytes, its newline included) is one of the
+ * lines of t[0..tn). */
+static int has_line(const char *t, size_t tn, const char *s, size_t n)
 {
-    const char *first = e[0].out.ptx;
+    for (size_t j = 0; j < tn;) {
+        const char *e = memchr(t + j, '\n', tn - j);
+        size_t l = e ? (size_t)(e - (t + j)) + 1 : tn - j;
+        if (l == n && !memcmp(t + j, s, n))
+            return 1;
+        j += l;
+    }
+    return 0;
+}
+
+/* Where the first function of a module's body starts (its lines before
+ * are declarations: the shared memory's, a function's prototype). */
+static size_t first_function(const char *p, size_t n)
+{
+    static const char *const starts[] = {".func", ".visible .func", ".entry", ".visible .entry", ".weak .func"};
+    for (size_t i = 0; i < n;) {
+        for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++)
+            if (!strncmp(p + i, starts[k], strlen(starts[k])))
+                return i;
+        const char *e = memchr(p + i, '\n', n - i);
+        i = e ? (size_t)(e - p) + 1 : n;
+    }
+    return n;
+}
+
+/* body[0..n) into all, with its declaration of function `fn` (.extern:
+ * LLVM's for a function another module defines) made a prototype of the
+ * definition that the joined module holds (ptxas refuses an .extern
+ * function that the module defines). */
+static void put_defining(StrBuf *all, const char *body, size_t n, const char *fn)
+{
+    static const char ext[] = "\n.extern .func ";
+    size_t fl = strlen(fn), el = sizeof ext - 1;
+    for (size_t i = 0; fl && i + el + fl < n; i++) {
+        if (memcmp(body + i, ext, el) || memcmp(body + i + el, fn, fl))
+            continue;
+        char c = body[i + el + fl];
+        if (c != '(' && c != '\n' && c != ' ')
+            continue;
+        sb_putn(all, body, i + 1);
+        sb_puts(all, ".visible .func ");
+        sb_putn(all, body + i + el, n - (i + el));
+        return;
+    }
+    sb_putn(all, body, n);
+}
+
+/* The entries' PTX as one module (units with keep[i] and PTX): the first's
+ * header, each unit's functions in order, the trailers' lines once each.
+ * A part after its entry's main part leaves out the declarations the main
+ * part has already (the shared memory's), and the main part's declaration
+ * of the part's function becomes a prototype of it. NULL when memory runs
+ * out or a unit's header differs from the first's (a tilec bug). */
+static char *join_ptx(const TirModule *m, Entry *e, const int *keep, uint32_t n, Diag *d)
+{
+    const char *first = NULL;
+    for (uint32_t i = 0; i < n && !first; i++)
+        if (keep[i] && e[i].out.ptx)
+            first = e[i].out.ptx;
+    if (!first)
+        first = e[0].out.ptx ? e[0].out.ptx : "";
     size_t h0 = header_len(first);
     StrBuf all, trailer;
     sb_init(&all);
     sb_init(&trailer);
     sb_putn(&all, first, h0);
+    size_t main_at = all.len;
     for (uint32_t i = 0; i < n; i++) {
-        if (!keep[i])
+        if (!keep[i] || !e[i].out.ptx)
             continue;
         const char *p = e[i].out.ptx;
         size_t h = header_len(p), t = trailer_at(p, h), len = strlen(p);
@@ -107,7 +172,26 @@ static char *join_ptx(Entry *e, const int *keep, uint32_t n, Diag *d)
             sb_free(&trailer);
             return NULL;
         }
-        sb_putn(&all, p + h, t - h);
+        const char *body = p + h;
+        size_t blen = t - h;
+        if (e[i].part == TC_PART_PRODUCERS) {
+            size_t f = first_function(body, blen);
+            for (size_t j = 0; j < f;) {
+                const char *nl = memchr(body + j, '\n', f - j);
+                size_t l = nl ? (size_t)(nl - (body + j)) + 1 : f - j;
+                if (l == 1 || !all.data || !has_line(all.data + main_at, all.len - main_at, body + j, l))
+                    sb_putn(&all, body + j, l);
+                j += l;
+            }
+            sb_putn(&all, body + f, blen - f);
+        } else {
+            main_at = all.len;
+            char fn[1200] = "";
+            if (e[i].part == TC_PART_MAIN)
+                snprintf(fn, sizeof fn, "%s%s%s", tir_str(m, m->kernels[e[i].kernel].name),
+                         e[i].rounded ? TC_ROUNDED_SUFFIX : "", TC_ROLE_PRODUCERS);
+            put_defining(&all, body, blen, fn);
+        }
         add_trailer_lines(&trailer, p + t, len - t);
     }
     sb_putn(&all, trailer.data ? trailer.data : "", trailer.len);
@@ -136,14 +220,28 @@ static int same_launch(const TcKernelInfo *a, const TcKernelInfo *b)
            a->nparams == b->nparams && a->ntmaps == b->ntmaps;
 }
 
+/* Units e[*n ..] for entry point `rounded` of kernel k: one, or one per
+ * part where its roles are functions (lw_entry_parts). */
+static void add_units(Entry *e, uint32_t *n, uint32_t k, int rounded, int parts, const TcOptions *o,
+                      const TcOptions *quiet)
+{
+    uint32_t main = *n;
+    for (int p = 0; p < parts; p++)
+        e[(*n)++] = (Entry){.kernel = k,
+                            .rounded = rounded,
+                            .part = parts == 1 ? TC_PART_ALL : p ? TC_PART_PRODUCERS : TC_PART_MAIN,
+                            .main = main,
+                            .o = p ? quiet : o};
+}
+
 int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
 {
     memset(out, 0, sizeof *out);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    uint32_t n = 0;
-    Entry *e = calloc(2 * (size_t)m->nkernels + 1, sizeof *e);
-    int *keep = calloc(2 * (size_t)m->nkernels + 1, sizeof *keep);
+    uint32_t n = 0, entries = 0;
+    Entry *e = calloc(4 * (size_t)m->nkernels + 1, sizeof *e);
+    int *keep = calloc(4 * (size_t)m->nkernels + 1, sizeof *keep);
     out->kernels = calloc(m->nkernels + 1, sizeof *out->kernels);
     if (!e || !keep || !out->kernels) {
         free(e);
@@ -156,9 +254,13 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     TcOptions quiet = *o;
     quiet.remarks = 0;
     for (uint32_t k = 0; k < m->nkernels; k++) {
-        e[n++] = (Entry){.kernel = k, .o = o};
-        if (lw_has_rounded_entry(m, o, k))
-            e[n++] = (Entry){.kernel = k, .rounded = 1, .o = &quiet};
+        int parts = lw_entry_parts(m, o, k);
+        add_units(e, &n, k, 0, parts, o, &quiet);
+        entries++;
+        if (lw_has_rounded_entry(m, o, k)) {
+            add_units(e, &n, k, 1, parts, &quiet, &quiet);
+            entries++;
+        }
     }
     if (!n) /* no kernel: the PTX header alone */
         e[n++] = (Entry){.kernel = UINT32_MAX, .o = o};
@@ -176,26 +278,42 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     if (o->jobs <= 0 && jobs > DEFAULT_JOBS_MAX)
         jobs = DEFAULT_JOBS_MAX;
     out->threads = tc_parallel(n, jobs > TC_MAX_JOBS ? TC_MAX_JOBS : jobs, compile_entry, &w);
-    out->nentries = m->nkernels ? n : 0;
+    out->nentries = m->nkernels ? entries : 0;
 
-    /* the messages, each once: a rounded entry's only where its kernel's
-     * own entry compiled (the same source, the same remarks and errors) */
+    /* an entry point compiled where each of its parts did */
+    for (uint32_t i = 0; i < n; i++)
+        if (e[i].rc != 0)
+            e[e[i].main].rc = e[e[i].main].rc ? e[e[i].main].rc : e[i].rc;
+    /* the messages, each once: a part's (none but its own errors: it lowers what its main part
+     * lowers) only where its main part compiled, a rounded entry's only where its kernel's own
+     * entry compiled (the same source, the same remarks and errors) */
     int rc = 0;
+    uint32_t own = 0; /* the kernel's own entry's main unit */
     for (uint32_t i = 0; i < n; i++) {
-        Entry *x = &e[i];
+        Entry *x = &e[i], *mx = &e[x->main];
+        if (x->part == TC_PART_PRODUCERS) {
+            if (x->rc != 0 && mx->d.nerrors == 0) { /* its own error (mx->rc is this one's) */
+                sb_putn(&d->log, x->d.log.data ? x->d.log.data : "", x->d.log.len);
+                d->nerrors += x->d.nerrors;
+                rc = -1;
+            }
+            continue;
+        }
+        if (!x->rounded)
+            own = i;
         keep[i] = x->rc == 0;
         if (x->rounded) {
-            Entry *own = x - 1;
-            keep[i] &= own->rc == 0 && same_launch(&own->info, &x->info);
-            if (own->rc != 0)
+            Entry *ox = &e[own];
+            keep[i] &= ox->rc == 0 && same_launch(&ox->info, &x->info);
+            if (ox->rc != 0)
                 continue;
             if (x->rc == 0 && !keep[i]) {
                 if (o->remarks)
                     diag_remark(d, (TirLoc){0}, "@%s has no entry for rounded views: it would take another launch",
-                                own->info.name ? own->info.name : "?");
+                                ox->info.name ? ox->info.name : "?");
                 continue;
             }
-            own->info.rounded = keep[i];
+            ox->info.rounded = keep[i];
         }
         sb_putn(&d->log, x->d.log.data ? x->d.log.data : "", x->d.log.len);
         d->nerrors += x->d.nerrors;
@@ -203,26 +321,32 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
             rc = -1;
     }
     for (uint32_t i = 0; i < n; i++) {
+        keep[i] = keep[e[i].main];
         out->ms_lower += e[i].out.ms_lower;
         out->ms_opt += e[i].out.ms_opt;
         out->ms_codegen += e[i].out.ms_codegen;
     }
     if (m->nkernels) {
         for (uint32_t i = 0; i < n; i++)
-            if (!e[i].rounded)
+            if (!e[i].rounded && e[i].part != TC_PART_PRODUCERS)
                 out->kernels[out->nkernels++] = e[i].info;
             else
                 info_free(&e[i].info);
     }
-    /* the IR: one module per entry, each headed by its name where there are several */
+    /* the IR: one module per unit, each headed by its entry's name (and part) where there are several */
     if (o->keep_llvm_ir) {
         StrBuf ir;
         sb_init(&ir);
         for (uint32_t i = 0; i < n; i++) {
+            if (e[i].part == TC_PART_PRODUCERS && !e[i].out.llvm_ir)
+                continue; /* nothing in it */
             if (n > 1)
-                sb_printf(&ir, "; ----- tilec: the LLVM module of entry @%s%s -----\n",
+                sb_printf(&ir, "; ----- tilec: the LLVM module of entry @%s%s%s -----\n",
                           e[i].kernel < m->nkernels ? tir_str(m, m->kernels[e[i].kernel].name) : "",
-                          e[i].rounded ? TC_ROUNDED_SUFFIX : "");
+                          e[i].rounded ? TC_ROUNDED_SUFFIX : "",
+                          e[i].part == TC_PART_MAIN        ? " (the entry)"
+                          : e[i].part == TC_PART_PRODUCERS ? " (its producers' function)"
+                                                           : "");
             sb_puts(&ir, e[i].out.llvm_ir ? e[i].out.llvm_ir : "");
         }
         out->llvm_ir = ir.oom ? NULL : sb_take(&ir);
@@ -233,7 +357,7 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
         if (n == 1) {
             out->ptx = e[0].out.ptx;
             e[0].out.ptx = NULL;
-        } else if (!(out->ptx = join_ptx(e, keep, n, d))) {
+        } else if (!(out->ptx = join_ptx(m, e, keep, n, d))) {
             if (!d->nerrors)
                 diag_error(d, (TirLoc){0}, "out of memory");
             rc = -1;

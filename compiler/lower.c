@@ -408,6 +408,39 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
     sb_free(&b);
 }
 
+/* Starts the body of fn (the kernel's entry, or a role's function with the
+ * kernel's parameters, lower_programs.c): its debug scope, its entry block,
+ * the kernel's parameters as IR values, and the thread index. */
+void lw_begin_function(Lower *L, LLVMValueRef fn)
+{
+    const TirModule *m = L->m;
+    const TirKernel *k = L->k;
+    const uint32_t *params = m->pool + k->params;
+    L->fn = fn;
+    if (L->dib) {
+        size_t n;
+        const char *name = LLVMGetValueName2(fn, &n);
+        LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(L->dib, L->difile, NULL, 0, LLVMDIFlagZero);
+        L->disp = LLVMDIBuilderCreateFunction(L->dib, L->difile, name, n, name, n, L->difile, k->loc.line, sty, 0, 1,
+                                              k->loc.line, LLVMDIFlagZero, 1);
+        LLVMSetSubprogram(fn, L->disp);
+    }
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
+    LLVMPositionBuilderAtEnd(L->b, entry);
+    set_loc(L, k->loc);
+    for (uint32_t p = 0; p < k->nparams; p++) {
+        LLVMValueRef pv = LLVMGetParam(fn, p);
+        TirType t = tir_value_type(m, params[p]);
+        if (t.kind == TY_PTR) {
+            LLVMAddAttributeAtIndex(fn, p + 1,
+                                    LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noundef", 7), 0));
+            pv = LLVMBuildAddrSpaceCast(L->b, pv, L->t_gptr, tir_str(m, m->values[params[p]].name));
+        }
+        lw_set(L, params[p], (LVal){.kind = LV_SCALAR, .s = pv});
+    }
+    L->tid = sreg(L, "llvm.nvvm.read.ptx.sreg.tid.x");
+}
+
 /* 0, -1 (an error, in the log), or 1: persistent, the kernel's shared
  * memory did not fit (nothing left of the attempt; lower it again with
  * L->no_persist). */
@@ -488,33 +521,17 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
         LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations", LLVMMDNodeInContext(L->ctx, mr, 3));
     }
 
-    if (L->dib) {
-        LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(L->dib, L->difile, NULL, 0, LLVMDIFlagZero);
-        L->disp = LLVMDIBuilderCreateFunction(L->dib, L->difile, name, strlen(name), name, strlen(name), L->difile,
-                                              k->loc.line, sty, 0, 1, k->loc.line, LLVMDIFlagZero, 1);
-        LLVMSetSubprogram(L->fn, L->disp);
-    }
-
-    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "entry");
-    LLVMPositionBuilderAtEnd(L->b, entry);
-    set_loc(L, k->loc);
-    for (uint32_t p = 0; p < k->nparams; p++) {
-        LLVMValueRef pv = LLVMGetParam(L->fn, p);
-        TirType t = tir_value_type(m, params[p]);
-        if (t.kind == TY_PTR) {
-            LLVMAddAttributeAtIndex(L->fn, p + 1,
-                                    LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName("noundef", 7), 0));
-            pv = LLVMBuildAddrSpaceCast(L->b, pv, L->t_gptr, tir_str(m, m->values[params[p]].name));
-        }
-        lw_set(L, params[p], (LVal){.kind = LV_SCALAR, .s = pv});
-    }
-    L->tid = sreg(L, "llvm.nvvm.read.ptx.sreg.tid.x");
+    L->entry_fn = L->fn;
+    lw_begin_function(L, L->fn);
     /* placeholder: resized once the kernel's shared memory need is known */
     L->smem = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(LLVMInt8TypeInContext(L->ctx), 0), "__tilec_smem_tmp", 3);
 
     lw_lower_body(L, k);
     if (L->persist_refused) { /* the ring and what follows it do not fit together: again, not persistent */
         LLVMDeleteFunction(L->fn);
+        if (L->producers_fn)
+            LLVMDeleteFunction(L->producers_fn);
+        L->producers_fn = NULL;
         LLVMDeleteGlobal(L->smem);
         L->smem = NULL;
         free(L->vals);
@@ -618,12 +635,12 @@ int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki)
     return L.tmaps_round && wgmma_rounded_entry(&L, k);
 }
 
-int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, TcLowered *out,
+int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, int part, TcLowered *out,
                    TcKernelInfo *info, Diag *d)
 {
     memset(out, 0, sizeof *out);
     double t0 = now_ms();
-    Lower L = {.m = m, .o = o, .d = d, .rounded_views = rounded};
+    Lower L = {.m = m, .o = o, .d = d, .rounded_views = rounded, .part = part};
     L.ctx = LLVMContextCreate();
     LLVMContextSetDiagnosticHandler(L.ctx, llvm_diagnostic, &L);
     L.mod = LLVMModuleCreateWithNameInContext(m->file, L.ctx);
@@ -671,8 +688,9 @@ int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int roun
         LLVMDIBuilderFinalize(L.dib);
         LLVMDisposeDIBuilder(L.dib);
     }
+    int empty = rc == 0 && !lw_keep_part(&L); /* a part with nothing to compile: no PTX */
     out->ms_lower = now_ms() - t0;
-    if (rc == 0) {
+    if (rc == 0 && !empty) {
         char *err = NULL;
         if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &err)) {
             diag_error(d, (TirLoc){0}, "internal error: invalid LLVM IR produced (a tilec bug):\n%s", err);
@@ -680,11 +698,11 @@ int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int roun
         }
         LLVMDisposeMessage(err);
     }
-    if (rc == 0)
+    if (rc == 0 && !empty)
         rc = tc_codegen(&L, L.mod, out);
     if (rc == 0 && L.failed) /* an error LLVM reported through llvm_diagnostic */
         rc = -1;
-    if (!out->llvm_ir && o->keep_llvm_ir) { /* keep the unoptimized IR for inspection */
+    if (!out->llvm_ir && o->keep_llvm_ir && !empty) { /* keep the unoptimized IR for inspection */
         char *s = LLVMPrintModuleToString(L.mod);
         out->llvm_ir = strdup(s ? s : "");
         LLVMDisposeMessage(s);

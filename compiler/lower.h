@@ -79,7 +79,11 @@ typedef struct Lower {
     LLVMTypeRef t_i1, t_i32, t_i64, t_f16, t_bf16, t_f32, t_ptr, t_gptr, t_sptr;
     /* per kernel */
     const TirKernel *k;
-    LLVMValueRef fn;
+    LLVMValueRef fn;             /* the function being lowered into */
+    LLVMValueRef entry_fn;       /* the kernel's entry point */
+    LLVMValueRef producers_fn;   /* PERSIST_ROLES with role functions (lower_programs.c): the producers'
+                                  * function, which the entry calls; else NULL */
+    int part;                    /* what of the entry this module holds (TC_PART_*, lower_programs.c) */
     uint32_t threads;        /* threads the tile layouts spread over (warps(N) x 32) */
     uint32_t bar_threads;    /* nonzero: lw_barrier is a named barrier of this many */
     LVal *vals;              /* one per IR value */
@@ -131,6 +135,16 @@ int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch);
 /* The kernel's body, in the loop over the programs where L->persist; ends
  * the function. */
 void lw_lower_body(Lower *L, const TirKernel *k);
+/* Starts fn's body: the kernel's parameters and thread index (lower.c). */
+void lw_begin_function(Lower *L, LLVMValueRef fn);
+/* The parts an entry of kernel ki compiles in (lower_programs.c): 2 where
+ * its roles become functions of their own, else 1. */
+int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki);
+/* Leaves in the module only what part L->part holds (after lower_kernel);
+ * 0 where that is nothing (a part whose entry has no role functions). */
+int lw_keep_part(Lower *L);
+/* The generic address of tensor-map parameter `param` (lower_wgmma_tma.c). */
+LLVMValueRef lw_tmap_addr(Lower *L, uint32_t param);
 /* The hidden grid parameters, described at the top of the PTX. */
 void lw_describe_programs(Lower *L, const char *kernel);
 /* A value the loop over the programs carries, `init` at the
@@ -241,11 +255,12 @@ LLVMValueRef wg_cluster_extra(Lower *L);
 int wgmma_rounded_entry(Lower *L, const TirKernel *k);
 
 /* lower.c: entry point `rounded` (0: the kernel as written; 1: for views
- * that come rounded) of kernel ki, alone in an LLVM context of its own,
- * optimized and emitted: out's PTX, IR and times, the kernel's facts in
- * *info (ki UINT32_MAX: an empty module). 0, or -1 with errors in d.
- * Thread-safe: entries.c runs several at once. */
-int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, TcLowered *out,
+ * that come rounded) of kernel ki, or `part` of it (TC_PART_*), alone in an
+ * LLVM context of its own, optimized and emitted: out's PTX (NULL for a
+ * part left with nothing), IR and times, the kernel's facts in *info (ki
+ * UINT32_MAX: an empty module). 0, or -1 with errors in d. Thread-safe:
+ * entries.c runs several at once. */
+int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, int part, TcLowered *out,
                    TcKernelInfo *info, Diag *d);
 /* Whether kernel ki has the entry for views that come rounded. */
 int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki);

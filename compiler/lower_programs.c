@@ -27,6 +27,7 @@
 #include "compiler/lower_wgmma.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch)
@@ -152,6 +153,47 @@ static void programs(Lower *L, uint32_t body)
     LLVMBuildRetVoid(b);
 }
 
+static LLVMAttributeRef enum_attr(Lower *L, const char *name)
+{
+    return LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), 0);
+}
+
+/* A role function's type: the kernel's parameters, a tensor map's as its
+ * generic address (a function cannot name the kernel's parameters); the
+ * entry's arguments for it in *args. NULL when memory runs out. */
+static LLVMTypeRef role_type(Lower *L, LLVMValueRef **args)
+{
+    unsigned n = LLVMCountParams(L->fn);
+    LLVMTypeRef *ty = lw_alloc(L, (n + 1) * sizeof *ty);
+    *args = lw_alloc(L, (n + 1) * sizeof **args);
+    if (!ty || !*args)
+        return NULL;
+    for (unsigned p = 0; p < n; p++) {
+        int map = p >= L->tma_param0 && p < L->tma_param0 + L->ntmaps;
+        (*args)[p] = map ? lw_tmap_addr(L, p) : LLVMGetParam(L->fn, p);
+        ty[p] = LLVMTypeOf((*args)[p]);
+    }
+    return LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ty, n, 0);
+}
+
+/* The entry's function for the producers' role: <entry><suffix>, never
+ * inlined, convergent (it holds the role's barriers and warpgroup-wide
+ * ops). Only the producers': ptxas serializes every wgmma of a function
+ * that a call reaches (its warning C7510, "wgmma pipeline crossing function
+ * boundary": 6 more warpgroup waits in the 128x256 consumers' K loop), so
+ * the consumers stay in the entry. */
+static LLVMValueRef role_function(Lower *L, LLVMTypeRef fty, const char *suffix)
+{
+    size_t n;
+    const char *entry = LLVMGetValueName2(L->fn, &n);
+    char name[1200];
+    snprintf(name, sizeof name, "%.*s%s", (int)n, entry, suffix);
+    LLVMValueRef f = LLVMAddFunction(L->mod, name, fty);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, enum_attr(L, "noinline"));
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, enum_attr(L, "convergent"));
+    return f;
+}
+
 void lw_lower_body(Lower *L, const TirKernel *k)
 {
     LLVMBuilderRef b = L->b;
@@ -169,8 +211,40 @@ void lw_lower_body(Lower *L, const TirKernel *k)
     entry[0] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producers");
     entry[1] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers");
     LLVMPositionBuilderAtEnd(b, start);
+    LLVMValueRef *args = NULL;
+    LLVMTypeRef fty = NULL;
+    if (L->o->role_functions && !(fty = role_type(L, &args)))
+        return;
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, lw_const_i32(L, L->threads), ""), entry[0], entry[1]);
+    LLVMValueRef kernel = L->fn, tid = L->tid;
+    LLVMMetadataRef scope = L->disp;
+    const uint32_t *params = L->m->pool + k->params;
+    LVal *own = fty ? lw_alloc(L, (k->nparams + 1) * sizeof *own) : NULL; /* the entry's parameters */
+    if (fty && !own)
+        return;
+    for (uint32_t p = 0; fty && p < k->nparams; p++)
+        own[p] = *lw_val(L, params[p]);
+    if (fty) {
+        L->producers_fn = role_function(L, fty, TC_ROLE_PRODUCERS);
+        LLVMPositionBuilderAtEnd(b, entry[0]);
+        LLVMValueRef call = LLVMBuildCall2(b, fty, L->producers_fn, args, LLVMCountParams(kernel), "");
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, enum_attr(L, "convergent"));
+        LLVMBuildRetVoid(b);
+    }
     for (int r = 0; r < 2 && !L->failed; r++) {
+        if (fty && r == 0) {
+            lw_begin_function(L, L->producers_fn);
+            entry[0] = LLVMGetInsertBlock(b);
+        } else if (fty) { /* the consumers', in the entry: see role_function */
+            L->fn = kernel;
+            L->disp = scope;
+            L->tid = tid;
+            for (uint32_t p = 0; p < k->nparams; p++)
+                lw_set(L, params[p], own[p]);
+            if (L->dib)
+                LLVMSetCurrentDebugLocation2(
+                    b, LLVMDIBuilderCreateDebugLocation(L->ctx, k->loc.line, k->loc.col, scope, NULL));
+        }
         L->role_entry = entry[r];
         LLVMPositionBuilderAtEnd(b, L->role_entry);
         L->role = r ? LW_CONSUMERS : LW_PRODUCERS;
@@ -180,6 +254,54 @@ void lw_lower_body(Lower *L, const TirKernel *k)
         programs(L, k->body);
     }
     L->role = 0;
+    L->fn = kernel;
+    L->disp = scope;
+}
+
+int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki)
+{
+    const TirKernel *k = &m->kernels[ki];
+    TcOptions quiet = *o;
+    quiet.remarks = 0;
+    Lower L = {.m = m, .o = &quiet, .threads = k->warps * 32};
+    if (!o->role_functions || o->arch != ARCH_SM90A)
+        return 1;
+    uint32_t launch = L.threads + wgmma_producer_threads(m, k, o);
+    return lw_persist_mode(&L, k, launch) == PERSIST_ROLES ? 2 : 1;
+}
+
+/* f, a function the module's part does not hold, as a declaration of the
+ * same name and type (its calls, its metadata now name that) */
+static void to_declaration(Lower *L, LLVMValueRef f)
+{
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    char *keep = strndup(name, n);
+    if (!keep) {
+        lw_error(L, (TirLoc){0}, "out of memory");
+        return;
+    }
+    LLVMSetValueName2(f, "", 0);
+    LLVMValueRef d = LLVMAddFunction(L->mod, keep, LLVMGlobalGetValueType(f));
+    free(keep);
+    LLVMSetFunctionCallConv(d, LLVMGetFunctionCallConv(f));
+    LLVMReplaceAllUsesWith(f, d);
+    LLVMDeleteFunction(f);
+}
+
+int lw_keep_part(Lower *L)
+{
+    if (L->part == TC_PART_ALL)
+        return 1;
+    if (!L->producers_fn) /* no role functions after all (lower.c's second attempt): the main part is all */
+        return L->part == TC_PART_MAIN;
+    if (L->part == TC_PART_MAIN) {
+        to_declaration(L, L->producers_fn);
+        return 1;
+    }
+    to_declaration(L, L->entry_fn);
+    LLVMSetModuleInlineAsm2(L->mod, "", 0); /* the entry's description: the main part's */
+    return 1;
 }
 
 /* The hidden grid's parameter comment at the top of the PTX (docs/TIR.md). */

@@ -153,9 +153,12 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
 
 /* The generic address of hidden parameter `param` (a tensor map the TMA
  * unit reads in place, as CUDA's __grid_constant__ parameters): LLVM names
- * a kernel's parameters <kernel>_param_<index>. */
-static LLVMValueRef tmap_addr(Lower *L, uint32_t param)
+ * a kernel's parameters <kernel>_param_<index>; a role's function
+ * (lower_programs.c) takes the address as its parameter. */
+LLVMValueRef lw_tmap_addr(Lower *L, uint32_t param)
 {
+    if (L->fn != L->entry_fn)
+        return LLVMGetParam(L->fn, param);
     /* the entry's name (TC_ROUNDED_SUFFIX's '$' doubled: an asm template's '$' is an operand's) */
     size_t n;
     const char *fn = LLVMGetValueName2(L->fn, &n);
@@ -261,8 +264,8 @@ LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n)
 
 void wg_tma_prepare(Pipe *P)
 {
-    P->tmap_a = tmap_addr(P->L, P->L->tma_param0);
-    P->tmap_b = tmap_addr(P->L, P->L->tma_param0 + 1);
+    P->tmap_a = lw_tmap_addr(P->L, P->L->tma_param0);
+    P->tmap_b = lw_tmap_addr(P->L, P->L->tma_param0 + 1);
     if (P->cluster)
         P->rank = wg_cluster_rank(P->L);
 }
