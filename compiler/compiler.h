@@ -185,6 +185,9 @@ typedef struct {
  * (-frole-functions, the default): the entry's name and this; the PTX
  * defines it after the entry. */
 #define TC_ROLE_PRODUCERS "$producers"
+/* The entry's inline-asm line where that function's body goes (ptx_splice.c),
+ * followed by the function's name. */
+#define TC_SPLICE_MARK "// tilec: the body of "
 /* What of an entry point one LLVM module holds (compiler/entries.c): all of
  * it, or, where its producers are a function, the entry (MAIN) or that
  * function. */
@@ -234,6 +237,12 @@ typedef struct {
  * to lower). */
 int tc_compile(const char *file, const char *src, size_t len, const TcOptions *opts, TcResult *out, StrBuf *log);
 void tc_result_free(TcResult *r);
+
+/* ptx_splice.c: entry_ptx (len bytes) with the body of function fn, defined
+ * in fn_ptx, in place of its one call (the entry's name: entry); NULL and
+ * *why where the PTX is not as LLVM's NVPTX writes it (a tilec bug). */
+char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const char *fn, const char *entry,
+                    const char **why);
 
 /* parallel.c: jobs 0 .. n-1 of job(ctx, i), each once, on the calling
  * thread and up to threads - 1 more (at most 64 in all); returns the

@@ -90,63 +90,49 @@ static void add_trailer_lines(StrBuf *trailer, const char *t, size_t n)
     }
 }
 
-/* Whether the line at s (n bytes, its newline included) is one of the
- * lines of t[0..tn). */
-static int has_line(const char *t, size_t tn, const char *s, size_t n)
+/* body[0..n) into all with its calls' "callseq N" comments numbered from
+ * *next in order: NVPTX numbers them from a counter of the process, so a
+ * module's numbers depend on the modules emitted before it (and on other
+ * threads), where the output must be the same bytes every time. */
+static void put_renumbered(StrBuf *all, const char *body, size_t n, unsigned *next)
 {
-    for (size_t j = 0; j < tn;) {
-        const char *e = memchr(t + j, '\n', tn - j);
-        size_t l = e ? (size_t)(e - (t + j)) + 1 : tn - j;
-        if (l == n && !memcmp(t + j, s, n))
-            return 1;
-        j += l;
-    }
-    return 0;
-}
-
-/* Where the first function of a module's body starts (its lines before
- * are declarations: the shared memory's, a function's prototype). */
-static size_t first_function(const char *p, size_t n)
-{
-    static const char *const starts[] = {".func", ".visible .func", ".entry", ".visible .entry", ".weak .func"};
-    for (size_t i = 0; i < n;) {
-        for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++)
-            if (!strncmp(p + i, starts[k], strlen(starts[k])))
-                return i;
-        const char *e = memchr(p + i, '\n', n - i);
-        i = e ? (size_t)(e - p) + 1 : n;
-    }
-    return n;
-}
-
-/* body[0..n) into all, with its declaration of function `fn` (.extern:
- * LLVM's for a function another module defines) made a prototype of the
- * definition that the joined module holds (ptxas refuses an .extern
- * function that the module defines). */
-static void put_defining(StrBuf *all, const char *body, size_t n, const char *fn)
-{
-    static const char ext[] = "\n.extern .func ";
-    size_t fl = strlen(fn), el = sizeof ext - 1;
-    for (size_t i = 0; fl && i + el + fl < n; i++) {
-        if (memcmp(body + i, ext, el) || memcmp(body + i + el, fn, fl))
+    static const char key[] = "// callseq ";
+    const size_t kl = sizeof key - 1;
+    unsigned long seen[64];
+    unsigned ids[64], nseen = 0;
+    size_t from = 0;
+    for (size_t i = 0; i + kl < n; i++) {
+        if (memcmp(body + i, key, kl) || body[i + kl] < '0' || body[i + kl] > '9')
             continue;
-        char c = body[i + el + fl];
-        if (c != '(' && c != '\n' && c != ' ')
-            continue;
-        sb_putn(all, body, i + 1);
-        sb_puts(all, ".visible .func ");
-        sb_putn(all, body + i + el, n - (i + el));
-        return;
+        size_t j = i + kl;
+        unsigned long v = 0;
+        while (j < n && body[j] >= '0' && body[j] <= '9')
+            v = v * 10 + (unsigned long)(body[j++] - '0');
+        unsigned id = *next, k;
+        for (k = 0; k < nseen && seen[k] != v; k++)
+            ;
+        if (k < nseen)
+            id = ids[k];
+        else {
+            if (nseen < 64) {
+                seen[nseen] = v;
+                ids[nseen++] = id;
+            }
+            (*next)++;
+        }
+        sb_putn(all, body + from, i + kl - from);
+        sb_printf(all, "%u", id);
+        from = i = j;
+        i--;
     }
-    sb_putn(all, body, n);
+    sb_putn(all, body + from, n - from);
 }
 
 /* The entries' PTX as one module (units with keep[i] and PTX): the first's
- * header, each unit's functions in order, the trailers' lines once each.
- * A part after its entry's main part leaves out the declarations the main
- * part has already (the shared memory's), and the main part's declaration
- * of the part's function becomes a prototype of it. NULL when memory runs
- * out or a unit's header differs from the first's (a tilec bug). */
+ * header, each unit's functions in order, the trailers' lines once each;
+ * a producers' part's function spliced into its entry's (ptx_splice.c).
+ * NULL when memory runs out or a unit's PTX is not as expected (a tilec
+ * bug, said in d). */
 static char *join_ptx(const TirModule *m, Entry *e, const int *keep, uint32_t n, Diag *d)
 {
     const char *first = NULL;
@@ -160,39 +146,43 @@ static char *join_ptx(const TirModule *m, Entry *e, const int *keep, uint32_t n,
     sb_init(&all);
     sb_init(&trailer);
     sb_putn(&all, first, h0);
-    size_t main_at = all.len;
+    unsigned calls = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!keep[i] || !e[i].out.ptx)
+        if (!keep[i] || !e[i].out.ptx || e[i].part == TC_PART_PRODUCERS)
             continue;
-        const char *p = e[i].out.ptx;
+        char *spliced = NULL;
+        if (e[i].part == TC_PART_MAIN && i + 1 < n && e[i + 1].out.ptx) {
+            char entry[1100], fn[1200];
+            snprintf(entry, sizeof entry, "%s%s", tir_str(m, m->kernels[e[i].kernel].name),
+                     e[i].rounded ? TC_ROUNDED_SUFFIX : "");
+            snprintf(fn, sizeof fn, "%s%s", entry, TC_ROLE_PRODUCERS);
+            const char *why;
+            spliced = tc_ptx_splice(e[i].out.ptx, strlen(e[i].out.ptx), e[i + 1].out.ptx, fn, entry, &why);
+            if (!spliced) {
+                diag_error(d, (TirLoc){0}, "internal error: @%s's producers cannot go into it: %s (a tilec bug)", entry,
+                           why);
+                sb_free(&all);
+                sb_free(&trailer);
+                return NULL;
+            }
+        }
+        const char *p = spliced ? spliced : e[i].out.ptx;
         size_t h = header_len(p), t = trailer_at(p, h), len = strlen(p);
         if (h != h0 || memcmp(p, first, h0) != 0) {
             diag_error(d, (TirLoc){0}, "internal error: the entry points' PTX headers differ (a tilec bug)");
+            free(spliced);
             sb_free(&all);
             sb_free(&trailer);
             return NULL;
         }
-        const char *body = p + h;
-        size_t blen = t - h;
-        if (e[i].part == TC_PART_PRODUCERS) {
-            size_t f = first_function(body, blen);
-            for (size_t j = 0; j < f;) {
-                const char *nl = memchr(body + j, '\n', f - j);
-                size_t l = nl ? (size_t)(nl - (body + j)) + 1 : f - j;
-                if (l == 1 || !all.data || !has_line(all.data + main_at, all.len - main_at, body + j, l))
-                    sb_putn(&all, body + j, l);
-                j += l;
-            }
-            sb_putn(&all, body + f, blen - f);
-        } else {
-            main_at = all.len;
-            char fn[1200] = "";
-            if (e[i].part == TC_PART_MAIN)
-                snprintf(fn, sizeof fn, "%s%s%s", tir_str(m, m->kernels[e[i].kernel].name),
-                         e[i].rounded ? TC_ROUNDED_SUFFIX : "", TC_ROLE_PRODUCERS);
-            put_defining(&all, body, blen, fn);
-        }
+        put_renumbered(&all, p + h, t - h, &calls);
         add_trailer_lines(&trailer, p + t, len - t);
+        if (e[i].part == TC_PART_MAIN && i + 1 < n && e[i + 1].out.ptx) { /* the producers' .file lines */
+            const char *q = e[i + 1].out.ptx;
+            size_t qt = trailer_at(q, header_len(q));
+            add_trailer_lines(&trailer, q + qt, strlen(q) - qt);
+        }
+        free(spliced);
     }
     sb_putn(&all, trailer.data ? trailer.data : "", trailer.len);
     int oom = trailer.oom; /* its .file lines lost: the .loc lines would name nothing */

@@ -158,39 +158,38 @@ static LLVMAttributeRef enum_attr(Lower *L, const char *name)
     return LLVMCreateEnumAttribute(L->ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), 0);
 }
 
-/* A role function's type: the kernel's parameters, a tensor map's as its
- * generic address (a function cannot name the kernel's parameters); the
- * entry's arguments for it in *args. NULL when memory runs out. */
-static LLVMTypeRef role_type(Lower *L, LLVMValueRef **args)
+/* -frole-functions: the producers' role as a function of its own,
+ * <entry>$producers, with the entry's parameters (read as the entry's once
+ * its body is inside it), which entries.c has LLVM optimize and emit in a
+ * module of its own, on a thread beside the entry's. The entry holds a
+ * marker where the producers start, and ptx_splice.c puts the function's
+ * body there: no call is left for ptxas, which keeps registers for the ABI
+ * around a call (the 128x256 consumers then spilled 856 bytes, C7512) and
+ * serializes the wgmmas of a function a call reaches (C7510). */
+static LLVMValueRef role_function(Lower *L)
 {
     unsigned n = LLVMCountParams(L->fn);
     LLVMTypeRef *ty = lw_alloc(L, (n + 1) * sizeof *ty);
-    *args = lw_alloc(L, (n + 1) * sizeof **args);
-    if (!ty || !*args)
+    if (!ty)
         return NULL;
-    for (unsigned p = 0; p < n; p++) {
-        int map = p >= L->tma_param0 && p < L->tma_param0 + L->ntmaps;
-        (*args)[p] = map ? lw_tmap_addr(L, p) : LLVMGetParam(L->fn, p);
-        ty[p] = LLVMTypeOf((*args)[p]);
-    }
-    return LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ty, n, 0);
-}
-
-/* The entry's function for the producers' role: <entry><suffix>, never
- * inlined, convergent (it holds the role's barriers and warpgroup-wide
- * ops). Only the producers': ptxas serializes every wgmma of a function
- * that a call reaches (its warning C7510, "wgmma pipeline crossing function
- * boundary": 6 more warpgroup waits in the 128x256 consumers' K loop), so
- * the consumers stay in the entry. */
-static LLVMValueRef role_function(Lower *L, LLVMTypeRef fty, const char *suffix)
-{
-    size_t n;
-    const char *entry = LLVMGetValueName2(L->fn, &n);
+    LLVMGetParamTypes(LLVMGlobalGetValueType(L->fn), ty);
+    size_t len;
+    const char *entry = LLVMGetValueName2(L->fn, &len);
     char name[1200];
-    snprintf(name, sizeof name, "%.*s%s", (int)n, entry, suffix);
-    LLVMValueRef f = LLVMAddFunction(L->mod, name, fty);
+    snprintf(name, sizeof name, "%.*s%s", (int)len, entry, TC_ROLE_PRODUCERS);
+    LLVMValueRef f = LLVMAddFunction(L->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), ty, n, 0));
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, enum_attr(L, "noinline"));
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, enum_attr(L, "convergent"));
+    /* the marker, then the end of the entry for the producers' threads */
+    char mark[2600] = TC_SPLICE_MARK; /* an asm template's '$' is an operand's: doubled */
+    for (size_t i = 0, o = strlen(mark); name[i] && o + 2 < sizeof mark; i++) {
+        if (name[i] == '$')
+            mark[o++] = '$';
+        mark[o++] = name[i];
+        mark[o] = 0;
+    }
+    lw_asm(L, LLVMVoidTypeInContext(L->ctx), mark, "~{memory}", NULL, 0, LW_ASM_SIDE_EFFECTS | LW_ASM_CONVERGENT);
+    LLVMBuildRetVoid(L->b);
     return f;
 }
 
@@ -211,31 +210,30 @@ void lw_lower_body(Lower *L, const TirKernel *k)
     entry[0] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "producers");
     entry[1] = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "consumers");
     LLVMPositionBuilderAtEnd(b, start);
-    LLVMValueRef *args = NULL;
-    LLVMTypeRef fty = NULL;
-    if (L->o->role_functions && !(fty = role_type(L, &args)))
-        return;
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntUGE, L->tid, lw_const_i32(L, L->threads), ""), entry[0], entry[1]);
+    /* split: the consumers as the branch's target, the producers' marker falling through, as
+     * LLVM lays the kernel out whole: the other way round, ptxas held the consumers to 168
+     * registers after their setmaxnreg.inc 200 (856 bytes of spills at 128x256, C7512) */
+    int split = L->part != TC_PART_ALL;
+    LLVMValueRef ult = LLVMBuildICmp(b, split ? LLVMIntULT : LLVMIntUGE, L->tid, lw_const_i32(L, L->threads), "");
+    LLVMBuildCondBr(b, ult, entry[split], entry[!split]);
     LLVMValueRef kernel = L->fn, tid = L->tid;
     LLVMMetadataRef scope = L->disp;
     const uint32_t *params = L->m->pool + k->params;
-    LVal *own = fty ? lw_alloc(L, (k->nparams + 1) * sizeof *own) : NULL; /* the entry's parameters */
-    if (fty && !own)
+    LVal *own = split ? lw_alloc(L, (k->nparams + 1) * sizeof *own) : NULL; /* the entry's parameters */
+    if (split && !own)
         return;
-    for (uint32_t p = 0; fty && p < k->nparams; p++)
+    for (uint32_t p = 0; split && p < k->nparams; p++)
         own[p] = *lw_val(L, params[p]);
-    if (fty) {
-        L->producers_fn = role_function(L, fty, TC_ROLE_PRODUCERS);
+    if (split) {
         LLVMPositionBuilderAtEnd(b, entry[0]);
-        LLVMValueRef call = LLVMBuildCall2(b, fty, L->producers_fn, args, LLVMCountParams(kernel), "");
-        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, enum_attr(L, "convergent"));
-        LLVMBuildRetVoid(b);
+        if (!(L->producers_fn = role_function(L)))
+            return;
     }
     for (int r = 0; r < 2 && !L->failed; r++) {
-        if (fty && r == 0) {
+        if (split && r == 0) {
             lw_begin_function(L, L->producers_fn);
             entry[0] = LLVMGetInsertBlock(b);
-        } else if (fty) { /* the consumers', in the entry: see role_function */
+        } else if (split) { /* the consumers', in the entry */
             L->fn = kernel;
             L->disp = scope;
             L->tid = tid;

@@ -153,15 +153,14 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
 
 /* The generic address of hidden parameter `param` (a tensor map the TMA
  * unit reads in place, as CUDA's __grid_constant__ parameters): LLVM names
- * a kernel's parameters <kernel>_param_<index>; a role's function
- * (lower_programs.c) takes the address as its parameter. */
+ * a kernel's parameters <kernel>_param_<index>. The entry's, also in a
+ * role's function (lower_programs.c): its body ends up inside the entry
+ * (compiler/ptx_splice.c). */
 LLVMValueRef lw_tmap_addr(Lower *L, uint32_t param)
 {
-    if (L->fn != L->entry_fn)
-        return LLVMGetParam(L->fn, param);
     /* the entry's name (TC_ROUNDED_SUFFIX's '$' doubled: an asm template's '$' is an operand's) */
     size_t n;
-    const char *fn = LLVMGetValueName2(L->fn, &n);
+    const char *fn = LLVMGetValueName2(L->entry_fn, &n);
     char name[2300], tmpl[2400];
     size_t o = 0;
     for (size_t i = 0; i < n && o + 2 < sizeof name; i++) {
