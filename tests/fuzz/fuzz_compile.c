@@ -11,7 +11,8 @@
  * kernels whose tiles would need many registers per thread are skipped (the
  * size limits themselves are tested by tests/diag). The options (target,
  * precision, optimization level, line info, the experimental wgmma
- * options, persistence, one thread or two for the entry points) are
+ * options, persistence, one thread or two for the entry points, the
+ * producers compiled apart) are
  * picked from a hash of the
  * input, so a reproducer replays with the options that found it.
  *
@@ -126,6 +127,7 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
     o.wgmma_cluster = (h >> 26) & 1;
     o.wgmma_ffma_wide = (h >> 27) & 1;
     o.wgmma_one_producer = (h >> 28) & 1;
+    o.role_functions = (h >> 29) & 1;
     TcResult r;
     int rc = tc_compile("fuzz.tir", src, len, &o, &r, &log);
     const char *text = log.data ? log.data : "";
