@@ -253,6 +253,8 @@ LLVMValueRef wg_cluster_extra(Lower *L);
 /* 1 where kernel k takes a second entry point for launches whose views
  * come rounded (Pipe.pre; L: m, o, threads, ntmaps and tmaps_round set). */
 int wgmma_rounded_entry(Lower *L, const TirKernel *k);
+/* Whether its pipeline copies by TMA alone (-fwgmma-tma-only applies). */
+int wgmma_tma_only(Lower *L, const TirKernel *k);
 
 /* lower.c: entry point `rounded` (0: the kernel as written; 1: for views
  * that come rounded) of kernel ki, or `part` of it (TC_PART_*), alone in an

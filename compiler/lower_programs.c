@@ -265,7 +265,13 @@ int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki)
     if (!o->role_functions || o->arch != ARCH_SM90A)
         return 1;
     uint32_t launch = L.threads + wgmma_producer_threads(m, k, o);
-    return lw_persist_mode(&L, k, launch) == PERSIST_ROLES ? 2 : 1;
+    if (lw_persist_mode(&L, k, launch) != PERSIST_ROLES)
+        return 1;
+    /* copying by TMA alone, the producers are a tenth of the kernel: apart, they cost more
+     * than they save (bench/NOTES.md v21) */
+    TcTmap tmaps[2];
+    L.ntmaps = wgmma_tma_maps(m, k, o, tmaps);
+    return wgmma_tma_only(&L, k) ? 1 : 2;
 }
 
 /* f, a function the module's part does not hold, as a declaration of the

@@ -746,6 +746,13 @@ int wgmma_rounded_entry(Lower *L, const TirKernel *k)
     return in && pipe_setup(L, in, &smem, &raw).pre;
 }
 
+int wgmma_tma_only(Lower *L, const TirKernel *k)
+{
+    const TirInst *in = wgmma_marked_loop(L->m, k);
+    uint32_t smem, raw;
+    return in && pipe_setup(L, in, &smem, &raw).tma_only;
+}
+
 void lower_wgmma_loop(Lower *L, uint32_t i)
 {
     const TirModule *m = L->m;
