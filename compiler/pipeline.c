@@ -76,28 +76,33 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
         goto done;
     }
 
+    /* each stage's time, also where it fails (--time) */
     double t0 = now_ms();
-    if (tir_parse_defs(m, src, len, &opts->defines, &d) != 0 || d.nerrors)
+    if (tir_parse_defs(m, src, len, &opts->defines, &d) != 0 || d.nerrors || verify_after(m, opts, "parse", &d)) {
+        out->ms_parse = now_ms() - t0;
         goto done;
-    if (verify_after(m, opts, "parse", &d))
-        goto done;
+    }
     out->tir_input = print_module(m);
     dump(m, opts, "parse", &passes);
     out->ms_parse = now_ms() - t0;
 
     t0 = now_ms();
-    if (pass_wgmma(m, opts, &d) != 0 || verify_after(m, opts, "wgmma", &d))
-        goto done;
-    dump(m, opts, "wgmma", &passes);
-    if (pass_precision(m, opts->precision, &d) != 0 || verify_after(m, opts, "precision", &d))
-        goto done;
-    dump(m, opts, "precision", &passes);
-    if (opts->prefetch && (pass_prefetch(m, &d) != 0 || verify_after(m, opts, "prefetch", &d)))
-        goto done;
-    if (opts->prefetch)
+    int bad = pass_wgmma(m, opts, &d) != 0 || verify_after(m, opts, "wgmma", &d);
+    if (!bad) {
+        dump(m, opts, "wgmma", &passes);
+        bad = pass_precision(m, opts->precision, &d) != 0 || verify_after(m, opts, "precision", &d);
+    }
+    if (!bad) {
+        dump(m, opts, "precision", &passes);
+        bad = opts->prefetch && (pass_prefetch(m, &d) != 0 || verify_after(m, opts, "prefetch", &d));
+    }
+    if (!bad && opts->prefetch)
         dump(m, opts, "prefetch", &passes);
-    out->tir = print_module(m);
+    if (!bad)
+        out->tir = print_module(m);
     out->ms_passes = now_ms() - t0;
+    if (bad)
+        goto done;
 
     TcLowered low = {0};
     int lrc = tc_lower(m, opts, &low, &d);

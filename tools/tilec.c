@@ -236,9 +236,10 @@ int main(int argc, char **argv)
     if (show_time)
         fprintf(stderr,
                 "tilec: parse %.3f ms, passes %.3f ms, %u entry point%s on %u thread%s %.3f ms (lower %.3f ms, "
-                "optimize %.3f ms, codegen %.3f ms, summed over the entry points)\n",
+                "optimize %.3f ms, codegen %.3f ms, summed over the entry points)%s\n",
                 res.ms_parse, res.ms_passes, res.nentries, res.nentries == 1 ? "" : "s", res.threads,
-                res.threads == 1 ? "" : "s", res.ms_entries, res.ms_lower, res.ms_opt, res.ms_codegen);
+                res.threads == 1 ? "" : "s", res.ms_entries, res.ms_lower, res.ms_opt, res.ms_codegen,
+                rc ? "; the compile failed: a stage it did not reach shows 0" : "");
 
     int status = 0;
     const char *text = NULL;
