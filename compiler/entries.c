@@ -9,11 +9,15 @@
  * bench/NOTES.md v18), and the launch picks one, knowing what it passes.
  *
  * Each entry is lowered, optimized and emitted in an LLVM context of its
- * own (lower.c: lw_lower_entry), on up to --jobs threads (parallel.c); the PTX modules
- * are then joined into one: the first's header, every entry's functions in
- * order, the trailers' lines once each (the .file table, the same for
- * every entry of one source). The output is the same bytes whatever the
- * number of threads.
+ * own (lower.c: lw_lower_entry), on up to --jobs threads (parallel.c); with
+ * -frole-functions a persistent pipeline's entry is two such units, the
+ * entry and its producers' function (lower_programs.c), the function's PTX
+ * body then spliced into the entry's (ptx_splice.c). The PTX modules are
+ * joined into one: the first's header, every entry's functions in order,
+ * the trailers' lines once each (the .file table, the same for every entry
+ * of one source), the calls' callseq comments numbered anew (NVPTX counts
+ * them per process). The output is the same bytes whatever the number of
+ * threads.
  *
  * Needs: what lower.c needs. Guarantees: one PTX module with the kernels'
  * entries in their order (a kernel's rounded entry right after it) and one

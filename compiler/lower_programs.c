@@ -18,6 +18,13 @@
  * the ring (L->smem_floor); where the two exceed the limit together,
  * lower.c lowers the kernel again, one program per block.
  *
+ * -frole-functions (experimental): where the kernel keeps copies of its own
+ * (not TMA alone), the producers' loop is lowered as a function of its own
+ * (lw_entry_parts says so; each part of the entry is then a module that
+ * entries.c compiles on a thread of its own), the entry holding a marker
+ * where ptx_splice.c puts the function's PTX body; lw_keep_part leaves each
+ * module its own function.
+ *
  * Needs: what lower.c needs. Guarantees: programs run in order of their
  * index within a block, each as the non-persistent kernel would run it;
  * where the body uses shared memory outside a pipeline, a barrier ends
