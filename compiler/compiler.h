@@ -82,9 +82,10 @@ typedef struct {
                                 * (lower_programs.c). Default TC_PERSISTENT_AUTO: where the kernel has
                                 * the f32 wgmma pipeline (bf16's measured slower at 8192^3);
                                 * -fno-persistent: never */
-    int role_functions;        /* a persistent pipeline's roles (lower_programs.c) as functions of their own
-                                * that the entry calls, optimized and emitted apart, on threads at once
-                                * (default on; -fno-role-functions: one function) */
+    int role_functions;        /* experimental (-frole-functions, default off; not yet run on a GPU): a
+                                * persistent pipeline's producers (lower_programs.c) lowered as a function
+                                * of their own, optimized and emitted apart on a thread of its own, its PTX
+                                * then spliced into the entry (ptx_splice.c; bench/NOTES.md v21) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
@@ -182,8 +183,8 @@ typedef struct {
 /* That entry's name: the kernel's and this ('$' is in no kernel's name). */
 #define TC_ROUNDED_SUFFIX "$rounded"
 /* A persistent pipeline's producers as a function of their own
- * (-frole-functions, the default): the entry's name and this; the PTX
- * defines it after the entry. */
+ * (-frole-functions): the entry's name and this; its PTX body goes into the
+ * entry at the marker below. */
 #define TC_ROLE_PRODUCERS "$producers"
 /* The entry's inline-asm line where that function's body goes (ptx_splice.c),
  * followed by the function's name. */

@@ -163,8 +163,11 @@ static char *join_ptx(const TirModule *m, Entry *e, const int *keep, uint32_t n,
             const char *why;
             spliced = tc_ptx_splice(e[i].out.ptx, strlen(e[i].out.ptx), e[i + 1].out.ptx, fn, entry, &why);
             if (!spliced) {
-                diag_error(d, (TirLoc){0}, "internal error: @%s's producers cannot go into it: %s (a tilec bug)", entry,
-                           why);
+                if (!strcmp(why, "out of memory"))
+                    diag_error(d, (TirLoc){0}, "out of memory");
+                else
+                    diag_error(d, (TirLoc){0}, "internal error: @%s's producers cannot go into it: %s (a tilec bug)",
+                               entry, why);
                 sb_free(&all);
                 sb_free(&trailer);
                 return NULL;
@@ -286,6 +289,8 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     for (uint32_t i = 0; i < n; i++) {
         Entry *x = &e[i], *mx = &e[x->main];
         if (x->part == TC_PART_PRODUCERS) {
+            if (x->rounded && e[own].rc != 0) /* as for the rounded entry itself: said by the kernel's */
+                continue;
             if (x->rc != 0 && mx->d.nerrors == 0) { /* its own error (mx->rc is this one's) */
                 sb_putn(&d->log, x->d.log.data ? x->d.log.data : "", x->d.log.len);
                 d->nerrors += x->d.nerrors;

@@ -81,8 +81,8 @@ typedef struct Lower {
     const TirKernel *k;
     LLVMValueRef fn;             /* the function being lowered into */
     LLVMValueRef entry_fn;       /* the kernel's entry point */
-    LLVMValueRef producers_fn;   /* PERSIST_ROLES with role functions (lower_programs.c): the producers'
-                                  * function, which the entry calls; else NULL */
+    LLVMValueRef producers_fn;   /* -frole-functions (lower_programs.c): the producers' function, whose PTX
+                                  * body goes into the entry at its marker; else NULL */
     int part;                    /* what of the entry this module holds (TC_PART_*, lower_programs.c) */
     uint32_t threads;        /* threads the tile layouts spread over (warps(N) x 32) */
     uint32_t bar_threads;    /* nonzero: lw_barrier is a named barrier of this many */

@@ -79,6 +79,8 @@ typedef struct {
     LLVMValueRef shares_b;       /* P->cluster: i1, the peer's program copies the same B (producers) */
     LLVMValueRef peer;           /* P->cluster: the other block's rank (consumers' releases) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
+    LLVMValueRef frag_base, frag[4][2]; /* swapped consumers (swapped_frags): the thread's B fragment offsets in
+                                         * a stage, computed before the K loop */
 } Pipe;
 
 /* A counted loop: `i` runs from 0 while `i < n`; the caller adds its own phis
@@ -175,6 +177,9 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
  * raw padded rows, or with TMA its panels (P->b128: 32 columns under the
  * 128-byte swizzle). */
 LLVMValueRef swapped_b_offset(Pipe *P, LLVMValueRef k, LLVMValueRef n);
+/* The thread's B fragment offsets in a stage (P->frag_base, P->frag), once
+ * before the consumers' K loop: they depend on the thread alone. */
+void swapped_frags(Pipe *P);
 /* With k_overlap, rel_addr/rel_if: the barrier to arrive on (where rel_if
  * holds) once the stage's first group has left only itself in flight. */
 void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,

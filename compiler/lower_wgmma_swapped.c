@@ -675,8 +675,7 @@ static void swp_round_frags(Pipe *P, LLVMValueRef raw[16], uint32_t r, uint32_t 
  * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
  * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows;
  * with P->b128 those rows are layout_nperm_row()'s, the pairs (n, n + 1). */
-void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
-                   LLVMValueRef rel_if)
+void swapped_frags(Pipe *P)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
@@ -684,17 +683,26 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
     LLVMValueRef t = LLVMBuildAnd(b, L->tid, c32(L, 3), "");
     LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
                                    g, "");
-    LLVMValueRef base = LLVMBuildAdd(b, soff, c32(L, P->copies * P->bm * ROW_BYTES), "");
-    FragOffsets bfrag = {{NULL}};
+    P->frag_base = c32(L, P->copies * P->bm * ROW_BYTES);
     if (P->b128) { /* block r's rows g, g + 8 are columns n, n + 1 (Layout.nperm): [r][k / 4] */
         LLVMValueRef G0 = LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, P->blocks), "");
         LLVMValueRef nb = layout_nperm_row(L, G0, g);
         for (uint32_t r = 0; r < P->blocks; r++)
             for (uint32_t e = 0; e < 2; e++)
-                bfrag[r][e] = swapped_b_offset(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
+                P->frag[r][e] = swapped_b_offset(P, LLVMBuildAdd(b, t, c32(L, 4 * e), ""),
                                                  LLVMBuildAdd(b, nb, c32(L, layout_nperm_group(r)), ""));
     } else
-        base = LLVMBuildAdd(b, base, swapped_b_offset(P, t, n0), "");
+        P->frag_base = LLVMBuildAdd(b, P->frag_base, swapped_b_offset(P, t, n0), "");
+}
+
+void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
+                   LLVMValueRef rel_if)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef base = LLVMBuildAdd(b, soff, P->frag_base, "");
+    FragOffsets bfrag = {{NULL}};
+    memcpy(bfrag, P->frag, sizeof bfrag);
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
     /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs; with

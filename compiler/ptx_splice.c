@@ -15,8 +15,9 @@
  * address it takes from the entry's parameter itself, lw_tmap_addr), and
  * its `ret` ends the thread, as the entry does after the marker.
  *
- * Needs: LLVM NVPTX's PTX (register classes %p %rs %r %rd %rq %f %fd %h
- * %hh, a definition `.visible .func <fn>(`), the marker (TC_SPLICE_MARK fn)
+ * Needs: LLVM NVPTX's PTX (its virtual register classes, %p %rs %r %rd %rq
+ * %f %fd, and the older %h %hh; a definition `.visible .func <fn>(`; the
+ * body's closing brace the first "}" in column 0), the marker (TC_SPLICE_MARK fn)
  * once in the entry, a function without a stack (no __local_depot).
  * Guarantees: the entry's PTX with the body in place of the marker and no
  * other change, or NULL and *why.
@@ -33,12 +34,17 @@ static int ident(char c)
     return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-static void put_renamed(StrBuf *out, const char *b, const char *e, const char *fn, const char *entry)
+/* 0 when memory runs out */
+static int put_renamed(StrBuf *out, const char *b, const char *e, const char *fn, const char *entry)
 {
     const char *start = b;
     StrBuf param;
     sb_init(&param);
     sb_printf(&param, "%s_param_", fn);
+    if (param.oom) {
+        sb_free(&param);
+        return 0;
+    }
     size_t pl = param.len;
     while (b < e) {
         if (*b == '%') {
@@ -68,6 +74,7 @@ static void put_renamed(StrBuf *out, const char *b, const char *e, const char *f
         b++;
     }
     sb_free(&param);
+    return 1;
 }
 
 char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const char *fn, const char *entry,
@@ -80,6 +87,10 @@ char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const
     *why = NULL;
     /* the function's body: after its definition's opening line "{", to its closing "}" */
     sb_printf(&pat, "\n.visible .func %s(", fn);
+    if (pat.oom) {
+        *why = "out of memory";
+        goto done;
+    }
     const char *def = pat.data ? strstr(fn_ptx, pat.data) : NULL;
     const char *open = def ? strstr(def, "\n{\n") : NULL;
     const char *close = open ? strstr(open, "\n}\n") : NULL;
@@ -97,7 +108,11 @@ char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const
     pat.len = 0;
     sb_printf(&pat, "\t" TC_SPLICE_MARK "%s\n", fn);
     const char *mark = pat.data ? strstr(entry_ptx, pat.data) : NULL;
-    if (!mark || mark >= end || strstr(mark + 1, pat.data)) {
+    if (pat.oom) {
+        *why = "out of memory";
+        goto done;
+    }
+    if (!mark || mark + pat.len > end || strstr(mark + 1, pat.data)) {
         *why = "not one marker for the function's body";
         goto done;
     }
@@ -105,7 +120,10 @@ char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const
     sb_puts(&out, "\t{ // the body of ");
     sb_puts(&out, fn);
     sb_puts(&out, " (compiler/ptx_splice.c)\n");
-    put_renamed(&out, body, body_end, fn, entry);
+    if (!put_renamed(&out, body, body_end, fn, entry)) {
+        *why = "out of memory";
+        goto done;
+    }
     sb_puts(&out, "\t}\n");
     const char *after = mark + pat.len;
     sb_putn(&out, after, (size_t)(end - after));

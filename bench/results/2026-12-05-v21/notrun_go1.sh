@@ -9,8 +9,16 @@
 # whole-process compile time (the tf32-rna kernel: two entries, four parts) on this machine's 16
 # cores, where the split should pay most.
 # Pack with bench/device/pack.sh, carry ["carry"], command: bash bench/results/2026-12-05-v21/notrun_go1.sh
+# Also this session's default change: the swapped consumers' B fragment offsets computed before the
+# K loop (lower_wgmma_swapped.c swapped_frags): their K loops 16-24 integer instructions shorter
+# (128x256 tf32-rne 103 -> 79, tf32-rna 439 -> 415, 128x128 77 -> 61), no new spills. Its
+# correctness (gpu_test_gemm with the defaults) first; its speed shows in the default rows below
+# against session 17's same-run ratios (tf32-rna 0.86x / 0.86x, tf32-rne 0.95x / 0.93x with
+# -fwgmma-tma-only, bench/NOTES.md "session 17").
 . bench/device/env.sh
 S=$SECONDS
+TILEC_GPU_QUICK=1 timeout 150 $B/bin/gpu_test_gemm > /tmp/def.log 2>&1
+echo "default gpu_test_gemm exit $?"; tail -1 /tmp/def.log; grep -B2 FAIL /tmp/def.log | head
 TILEC_GPU_QUICK=1 TILEC_TEST_COPT=-frole-functions timeout 150 $B/bin/gpu_test_gemm > /tmp/rf.log 2>&1
 echo "role-functions gpu_test_gemm exit $?"; tail -1 /tmp/rf.log; grep -B2 FAIL /tmp/rf.log | head
 # the full kernel (-fno-wgmma-tma-only: its consumer loops differ most) and the JIT's TMA-only one
