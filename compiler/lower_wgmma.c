@@ -416,7 +416,9 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         P->peer = LLVMBuildXor(b, wg_cluster_rank(L), c32(L, 1), "peer");
     /* the stage before is released once the group after it is issued */
     int overlap = P->k_overlap || P->ss;
-    if (P->swapped && !P->ss && !P->ffma)
+    if (P->ffma)
+        ffma_frags(P);
+    else if (P->swapped && !P->ss)
         swapped_frags(P);
 
     Loop lp = wg_loop_open(L, "mma");

@@ -80,7 +80,9 @@ typedef struct {
     LLVMValueRef peer;           /* P->cluster: the other block's rank (consumers' releases) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
     LLVMValueRef frag_base, frag[4][2]; /* swapped consumers (swapped_frags): the thread's B fragment offsets in
-                                         * a stage, computed before the K loop */
+                                         * a stage, computed before the K loop; the FMA consumers'
+                                         * (ffma_frags): frag_base its first A row's offset */
+    LLVMValueRef ffma_chunk[8], ffma_bcol; /* ffma_frags: A's chunk ch under the row's swizzle, B's first column */
 } Pipe;
 
 /* A counted loop: `i` runs from 0 while `i < n`; the caller adds its own phis
@@ -235,6 +237,8 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
 
 /* lower_wgmma_ffma.c (ieee) */
 Layout ffma_layout(const Pipe *P);
+/* The thread's offsets in a stage, once before the K loop (Pipe.frag_base, ffma_chunk, ffma_bcol). */
+void ffma_frags(Pipe *P);
 void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc);
 
 #endif

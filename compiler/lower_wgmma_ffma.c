@@ -28,6 +28,22 @@ Layout ffma_layout(const Pipe *P)
     return (Layout){.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = 4};
 }
 
+void ffma_frags(Pipe *P)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    Layout lay = ffma_layout(P);
+    LLVMValueRef r0 = layout_base_row(L, &lay), c0 = layout_base_col(L, &lay); /* c0: a multiple of 4 */
+    /* the thread's rows are r0 + tr*i with tr a multiple of 8 (wgmma_ffma_grid: at most 8 rows a
+     * thread), so one swizzle (r0 % 8) serves them all: chunk ch of row i lies at
+     * (r0 + tr*i) * 128 + ((r0 % 8) ^ ch) * 16 */
+    LLVMValueRef swz = LLVMBuildAnd(b, r0, c32(L, 7), "");
+    P->frag_base = LLVMBuildMul(b, r0, c32(L, ROW_BYTES), "");
+    for (uint32_t ch = 0; ch < BK / 4; ch++)
+        P->ffma_chunk[ch] = LLVMBuildShl(b, LLVMBuildXor(b, swz, c32(L, ch), ""), c32(L, 4), "");
+    P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");
+}
+
 /* One stage: 8 chunks of 4 k. acc[i * ci + j]: row i, column j (run j / 4). */
 void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
 {
@@ -36,28 +52,18 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     Layout lay = ffma_layout(P);
     uint32_t ri = lay.rows / lay.tr, ci = lay.cols / lay.tc, runs = ci / 4;
     uint32_t rb = raw_b_row_bytes(P->bn);
-    if (ri * ci != nacc || ri > 8 || (runs != 2 && runs != 4)) { /* wgmma_ffma_grid() allows neither */
+    if (ri * ci != nacc || ri > 8 || (runs != 2 && runs != 4) || lay.tr % 8) { /* wgmma_ffma_grid() allows none */
         lw_error(L, (TirLoc){0}, "internal error: FMA pipeline tile %ux%u", P->bm, P->bn);
         return;
     }
-    LLVMValueRef r0 = layout_base_row(L, &lay), c0 = layout_base_col(L, &lay); /* c0: a multiple of 4 */
-    /* A row r0 + tr*i: its start in the stage, and its swizzle (row % 8) */
-    LLVMValueRef arow[8], aswz[8];
-    for (uint32_t i = 0; i < ri; i++) {
-        LLVMValueRef row = LLVMBuildAdd(b, r0, c32(L, i * lay.tr), "");
-        arow[i] = LLVMBuildAdd(b, soff, LLVMBuildMul(b, row, c32(L, ROW_BYTES), ""), "");
-        aswz[i] = LLVMBuildAnd(b, row, c32(L, 7), "");
-    }
-    LLVMValueRef bcol = LLVMBuildAdd(b, LLVMBuildAdd(b, soff, c32(L, P->bm * ROW_BYTES), ""),
-                                     LLVMBuildShl(b, c0, c32(L, 2), ""), "");
+    LLVMValueRef arow = LLVMBuildAdd(b, soff, P->frag_base, ""); /* A row r0 in the stage */
+    LLVMValueRef bcol = LLVMBuildAdd(b, soff, P->ffma_bcol, "");
     LLVMTypeRef f32 = L->t_f32;
     for (uint32_t ch = 0; ch < BK / 4; ch++) {
         LLVMValueRef a[8][4], bv[4][4][4];
-        for (uint32_t i = 0; i < ri; i++) {
-            LLVMValueRef off = LLVMBuildAdd(b, arow[i], LLVMBuildShl(b, LLVMBuildXor(b, aswz[i], c32(L, ch), ""),
-                                                                        c32(L, 4), ""), "");
-            wg_ld_shared_v4(L, P->ring, off, a[i]);
-        }
+        LLVMValueRef chunk = LLVMBuildAdd(b, arow, P->ffma_chunk[ch], "");
+        for (uint32_t i = 0; i < ri; i++)
+            wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, chunk, c32(L, i * lay.tr * ROW_BYTES), ""), a[i]);
         /* two runs: every k's B loaded ahead (as before); four: k by k */
         uint32_t ahead = runs == 2 ? 4 : 1;
         for (uint32_t q = 0; q < 4; q++) {
