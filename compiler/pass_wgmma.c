@@ -121,7 +121,9 @@ int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, int wide, uint32
         if (bn % cols || c == 0 || c > threads || threads % c)
             continue;
         uint32_t r = threads / c;
-        if (r > bm || bm % r || bm / r > 8)
+        /* (r a multiple of 8, as it is for BM a power of two of at least 64: a thread's rows
+         * then share one swizzle, lower_wgmma_ffma.c) */
+        if (r > bm || bm % r || bm / r > 8 || r % 8)
             continue;
         *tr = r;
         *tc = c;
