@@ -34,9 +34,9 @@ void ffma_frags(Pipe *P)
     LLVMBuilderRef b = L->b;
     Layout lay = ffma_layout(P);
     LLVMValueRef r0 = layout_base_row(L, &lay), c0 = layout_base_col(L, &lay); /* c0: a multiple of 4 */
-    /* the thread's rows are r0 + tr*i with tr a multiple of 8 (wgmma_ffma_grid: at most 8 rows a
-     * thread), so one swizzle (r0 % 8) serves them all: chunk ch of row i lies at
-     * (r0 + tr*i) * 128 + ((r0 % 8) ^ ch) * 16 */
+    /* the thread's rows are r0 + tr*i with tr a multiple of 8 (wgmma_ffma_grid makes it so), so
+     * one swizzle (r0 % 8) serves them all: chunk ch of row i lies at (r0 + tr*i) * 128 +
+     * ((r0 % 8) ^ ch) * 16; once before the K loop (as swapped_frags: 62 instructions a stage) */
     LLVMValueRef swz = LLVMBuildAnd(b, r0, c32(L, 7), "");
     P->frag_base = LLVMBuildMul(b, r0, c32(L, ROW_BYTES), "");
     for (uint32_t ch = 0; ch < BK / 4; ch++)

@@ -675,6 +675,9 @@ static void swp_round_frags(Pipe *P, LLVMValueRef raw[16], uint32_t r, uint32_t 
  * (of all consumers), lane g*4+t: B[8j+t][n], B[8j+t][n+8], B[8j+t+4][n],
  * B[8j+t+4][n+8] with n = 16*blocks*w + 16r + g, the C^T MMA layout's rows;
  * with P->b128 those rows are layout_nperm_row()'s, the pairs (n, n + 1). */
+/* Once before the K loop, not in each stage: tilec's LLVM pipeline has no
+ * loop-invariant code motion, and ptxas left them in the loop (24
+ * instructions a stage at 128x256, bench/NOTES.md v21). */
 void swapped_frags(Pipe *P)
 {
     Lower *L = P->L;
