@@ -15,9 +15,9 @@
  * body then spliced into the entry's (ptx_splice.c). The PTX modules are
  * joined into one: the first's header, every entry's functions in order,
  * the trailers' lines once each (the .file table, the same for every entry
- * of one source), the calls' callseq comments numbered anew (NVPTX counts
- * them per process). The output is the same bytes whatever the number of
- * threads.
+ * of one source). The output is the same bytes whatever the number of
+ * threads (no entry has a call: NVPTX numbers calls' callseq comments per
+ * process).
  *
  * Needs: what lower.c needs. Guarantees: one PTX module with the kernels'
  * entries in their order (a kernel's rounded entry right after it) and one
@@ -94,44 +94,6 @@ static void add_trailer_lines(StrBuf *trailer, const char *t, size_t n)
     }
 }
 
-/* body[0..n) into all with its calls' "callseq N" comments numbered from
- * *next in order: NVPTX numbers them from a counter of the process, so a
- * module's numbers depend on the modules emitted before it (and on other
- * threads), where the output must be the same bytes every time. */
-static void put_renumbered(StrBuf *all, const char *body, size_t n, unsigned *next)
-{
-    static const char key[] = "// callseq ";
-    const size_t kl = sizeof key - 1;
-    unsigned long seen[64];
-    unsigned ids[64], nseen = 0;
-    size_t from = 0;
-    for (size_t i = 0; i + kl < n; i++) {
-        if (memcmp(body + i, key, kl) || body[i + kl] < '0' || body[i + kl] > '9')
-            continue;
-        size_t j = i + kl;
-        unsigned long v = 0;
-        while (j < n && body[j] >= '0' && body[j] <= '9')
-            v = v * 10 + (unsigned long)(body[j++] - '0');
-        unsigned id = *next, k;
-        for (k = 0; k < nseen && seen[k] != v; k++)
-            ;
-        if (k < nseen)
-            id = ids[k];
-        else {
-            if (nseen < 64) {
-                seen[nseen] = v;
-                ids[nseen++] = id;
-            }
-            (*next)++;
-        }
-        sb_putn(all, body + from, i + kl - from);
-        sb_printf(all, "%u", id);
-        from = i = j;
-        i--;
-    }
-    sb_putn(all, body + from, n - from);
-}
-
 /* The entries' PTX as one module (units with keep[i] and PTX): the first's
  * header, each unit's functions in order, the trailers' lines once each;
  * a producers' part's function spliced into its entry's (ptx_splice.c).
@@ -150,18 +112,20 @@ static char *join_ptx(const TirModule *m, Entry *e, const int *keep, uint32_t n,
     sb_init(&all);
     sb_init(&trailer);
     sb_putn(&all, first, h0);
-    unsigned calls = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!keep[i] || !e[i].out.ptx || e[i].part == TC_PART_PRODUCERS)
             continue;
         char *spliced = NULL;
-        if (e[i].part == TC_PART_MAIN && i + 1 < n && e[i + 1].out.ptx) {
+        const Entry *prod = e[i].part == TC_PART_MAIN && i + 1 < n && e[i + 1].main == i ? &e[i + 1] : NULL;
+        if (prod && !prod->out.ptx) /* nothing split after all (lw_keep_part) */
+            prod = NULL;
+        if (prod) {
             char entry[1100], fn[1200];
             snprintf(entry, sizeof entry, "%s%s", tir_str(m, m->kernels[e[i].kernel].name),
                      e[i].rounded ? TC_ROUNDED_SUFFIX : "");
             snprintf(fn, sizeof fn, "%s%s", entry, TC_ROLE_PRODUCERS);
             const char *why;
-            spliced = tc_ptx_splice(e[i].out.ptx, strlen(e[i].out.ptx), e[i + 1].out.ptx, fn, entry, &why);
+            spliced = tc_ptx_splice(e[i].out.ptx, strlen(e[i].out.ptx), prod->out.ptx, fn, entry, &why);
             if (!spliced) {
                 if (!strcmp(why, "out of memory"))
                     diag_error(d, (TirLoc){0}, "out of memory");
@@ -182,10 +146,10 @@ static char *join_ptx(const TirModule *m, Entry *e, const int *keep, uint32_t n,
             sb_free(&trailer);
             return NULL;
         }
-        put_renumbered(&all, p + h, t - h, &calls);
+        sb_putn(&all, p + h, t - h);
         add_trailer_lines(&trailer, p + t, len - t);
-        if (e[i].part == TC_PART_MAIN && i + 1 < n && e[i + 1].out.ptx) { /* the producers' .file lines */
-            const char *q = e[i + 1].out.ptx;
+        if (prod) { /* the producers' .file lines */
+            const char *q = prod->out.ptx;
             size_t qt = trailer_at(q, header_len(q));
             add_trailer_lines(&trailer, q + qt, strlen(q) - qt);
         }

@@ -110,6 +110,17 @@ LLVMValueRef lw_asm(Lower *L, LLVMTypeRef ret, const char *tmpl, const char *con
     return call;
 }
 
+void lw_asm_text(char *out, size_t cap, const char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 2 < cap; i++) {
+        if (s[i] == '$')
+            out[o++] = '$';
+        out[o++] = s[i];
+    }
+    out[o] = 0;
+}
+
 /* A barrier of the threads running this code: all of the program's, or,
  * after a wgmma pipeline whose producer warps have left, named barrier 1 of
  * the consumer threads. */
@@ -625,14 +636,43 @@ static void llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx)
     LLVMDisposeMessage(msg);
 }
 
-int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki)
+/* The entry points and parts kernel ki compiles to, asked before lowering:
+ * a Lower with what lw_persist_mode and wgmma_probe read (no remarks). */
+static Lower probe(const TirModule *m, const TcOptions *quiet, uint32_t ki, int *pre, int *tma_only)
 {
     const TirKernel *k = &m->kernels[ki];
     TcTmap tmaps[2];
-    Lower L = {.m = m, .o = o, .threads = k->warps * 32};
-    L.ntmaps = wgmma_tma_maps(m, k, o, tmaps);
+    Lower L = {.m = m, .o = quiet, .threads = k->warps * 32};
+    L.ntmaps = wgmma_tma_maps(m, k, quiet, tmaps);
     L.tmaps_round = L.ntmaps == 2 && tmaps[0].round && tmaps[1].round;
-    return L.tmaps_round && wgmma_rounded_entry(&L, k);
+    *pre = *tma_only = 0;
+    wgmma_probe(&L, k, pre, tma_only);
+    return L;
+}
+
+int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki)
+{
+    TcOptions quiet = *o;
+    quiet.remarks = 0;
+    int pre, tma_only;
+    Lower L = probe(m, &quiet, ki, &pre, &tma_only);
+    return L.tmaps_round && pre;
+}
+
+int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki)
+{
+    if (!o->role_functions || o->arch != ARCH_SM90A)
+        return 1;
+    TcOptions quiet = *o;
+    quiet.remarks = 0;
+    int pre, tma_only;
+    Lower L = probe(m, &quiet, ki, &pre, &tma_only);
+    const TirKernel *k = &m->kernels[ki];
+    if (lw_persist_mode(&L, k, L.threads + wgmma_producer_threads(m, k, o)) != PERSIST_ROLES)
+        return 1;
+    /* copying by TMA alone, the producers are a tenth of the kernel: apart, they cost more
+     * than they save (bench/NOTES.md v21) */
+    return tma_only ? 1 : 2;
 }
 
 int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, int part, TcLowered *out,

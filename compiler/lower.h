@@ -165,6 +165,9 @@ LLVMValueRef lw_call(Lower *L, const char *intrinsic, LLVMTypeRef *overload, uns
 #define LW_ASM_SIDE_EFFECTS 2 /* never removed, merged or reordered with other side effects */
 LLVMValueRef lw_asm(Lower *L, LLVMTypeRef ret, const char *tmpl, const char *constraints, LLVMValueRef *args,
                     unsigned nargs, int flags);
+/* s[0..n) as text in an asm template (its '$' doubled: a '$' there is an
+ * operand's), into out (cap bytes, cut short to fit, always terminated). */
+void lw_asm_text(char *out, size_t cap, const char *s, size_t n);
 void lw_barrier(Lower *L);
 const LVal *lw_val(Lower *L, uint32_t v);
 void lw_set(Lower *L, uint32_t v, LVal lv);
@@ -250,11 +253,11 @@ const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcO
  * x; persistent: the program past the grid): its views read as empty, so
  * that it stores nothing (lower_VIEW). */
 LLVMValueRef wg_cluster_extra(Lower *L);
-/* 1 where kernel k takes a second entry point for launches whose views
- * come rounded (Pipe.pre; L: m, o, threads, ntmaps and tmaps_round set). */
-int wgmma_rounded_entry(Lower *L, const TirKernel *k);
-/* Whether its pipeline copies by TMA alone (-fwgmma-tma-only applies). */
-int wgmma_tma_only(Lower *L, const TirKernel *k);
+/* What kernel k's pipeline will be, before any IR (L: m, o, threads, ntmaps
+ * and tmaps_round set): whether it takes a second entry point for launches
+ * whose views come rounded (Pipe.pre) and whether it copies by TMA alone
+ * (-fwgmma-tma-only applies); 0 where the kernel has no pipeline. */
+int wgmma_probe(Lower *L, const TirKernel *k, int *pre, int *tma_only);
 
 /* lower.c: entry point `rounded` (0: the kernel as written; 1: for views
  * that come rounded) of kernel ki, or `part` of it (TC_PART_*), alone in an

@@ -188,13 +188,8 @@ static LLVMValueRef role_function(Lower *L)
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, enum_attr(L, "noinline"));
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, enum_attr(L, "convergent"));
     /* the marker, then the end of the entry for the producers' threads */
-    char mark[2600] = TC_SPLICE_MARK; /* an asm template's '$' is an operand's: doubled */
-    for (size_t i = 0, o = strlen(mark); name[i] && o + 2 < sizeof mark; i++) {
-        if (name[i] == '$')
-            mark[o++] = '$';
-        mark[o++] = name[i];
-        mark[o] = 0;
-    }
+    char mark[2600] = TC_SPLICE_MARK;
+    lw_asm_text(mark + strlen(mark), sizeof mark - strlen(mark), name, strlen(name));
     lw_asm(L, LLVMVoidTypeInContext(L->ctx), mark, "~{memory}", NULL, 0, LW_ASM_SIDE_EFFECTS | LW_ASM_CONVERGENT);
     LLVMBuildRetVoid(L->b);
     return f;
@@ -223,32 +218,20 @@ void lw_lower_body(Lower *L, const TirKernel *k)
     int split = L->part != TC_PART_ALL;
     LLVMValueRef ult = LLVMBuildICmp(b, split ? LLVMIntULT : LLVMIntUGE, L->tid, lw_const_i32(L, L->threads), "");
     LLVMBuildCondBr(b, ult, entry[split], entry[!split]);
-    LLVMValueRef kernel = L->fn, tid = L->tid;
-    LLVMMetadataRef scope = L->disp;
-    const uint32_t *params = L->m->pool + k->params;
-    LVal *own = split ? lw_alloc(L, (k->nparams + 1) * sizeof *own) : NULL; /* the entry's parameters */
-    if (split && !own)
-        return;
-    for (uint32_t p = 0; split && p < k->nparams; p++)
-        own[p] = *lw_val(L, params[p]);
     if (split) {
         LLVMPositionBuilderAtEnd(b, entry[0]);
         if (!(L->producers_fn = role_function(L)))
             return;
     }
-    for (int r = 0; r < 2 && !L->failed; r++) {
+    /* split: the consumers first, in the entry; then the producers in their function, which
+     * lw_begin_function gives the parameters and the thread index of its own */
+    LLVMValueRef kernel = L->fn, tid = L->tid;
+    LLVMMetadataRef scope = L->disp;
+    for (int i = 0; i < 2 && !L->failed; i++) {
+        int r = split ? 1 - i : i; /* 0: the producers, 1: the consumers */
         if (split && r == 0) {
             lw_begin_function(L, L->producers_fn);
             entry[0] = LLVMGetInsertBlock(b);
-        } else if (split) { /* the consumers', in the entry */
-            L->fn = kernel;
-            L->disp = scope;
-            L->tid = tid;
-            for (uint32_t p = 0; p < k->nparams; p++)
-                lw_set(L, params[p], own[p]);
-            if (L->dib)
-                LLVMSetCurrentDebugLocation2(
-                    b, LLVMDIBuilderCreateDebugLocation(L->ctx, k->loc.line, k->loc.col, scope, NULL));
         }
         L->role_entry = entry[r];
         LLVMPositionBuilderAtEnd(b, L->role_entry);
@@ -261,24 +244,7 @@ void lw_lower_body(Lower *L, const TirKernel *k)
     L->role = 0;
     L->fn = kernel;
     L->disp = scope;
-}
-
-int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki)
-{
-    const TirKernel *k = &m->kernels[ki];
-    TcOptions quiet = *o;
-    quiet.remarks = 0;
-    Lower L = {.m = m, .o = &quiet, .threads = k->warps * 32};
-    if (!o->role_functions || o->arch != ARCH_SM90A)
-        return 1;
-    uint32_t launch = L.threads + wgmma_producer_threads(m, k, o);
-    if (lw_persist_mode(&L, k, launch) != PERSIST_ROLES)
-        return 1;
-    /* copying by TMA alone, the producers are a tenth of the kernel: apart, they cost more
-     * than they save (bench/NOTES.md v21) */
-    TcTmap tmaps[2];
-    L.ntmaps = wgmma_tma_maps(m, k, o, tmaps);
-    return wgmma_tma_only(&L, k) ? 1 : 2;
+    L->tid = tid;
 }
 
 /* f, a function the module's part does not hold, as a declaration of the

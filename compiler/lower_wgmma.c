@@ -743,18 +743,14 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     return P;
 }
 
-int wgmma_rounded_entry(Lower *L, const TirKernel *k)
+int wgmma_probe(Lower *L, const TirKernel *k, int *pre, int *tma_only)
 {
     const TirInst *in = wgmma_marked_loop(L->m, k);
     uint32_t smem, raw;
-    return in && pipe_setup(L, in, &smem, &raw).pre;
-}
-
-int wgmma_tma_only(Lower *L, const TirKernel *k)
-{
-    const TirInst *in = wgmma_marked_loop(L->m, k);
-    uint32_t smem, raw;
-    return in && pipe_setup(L, in, &smem, &raw).tma_only;
+    Pipe P = in ? pipe_setup(L, in, &smem, &raw) : (Pipe){0};
+    *pre = P.pre;
+    *tma_only = P.tma_only;
+    return in != NULL;
 }
 
 void lower_wgmma_loop(Lower *L, uint32_t i)

@@ -158,17 +158,10 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
  * (compiler/ptx_splice.c). */
 LLVMValueRef lw_tmap_addr(Lower *L, uint32_t param)
 {
-    /* the entry's name (TC_ROUNDED_SUFFIX's '$' doubled: an asm template's '$' is an operand's) */
     size_t n;
     const char *fn = LLVMGetValueName2(L->entry_fn, &n);
     char name[2300], tmpl[2400];
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 2 < sizeof name; i++) {
-        if (fn[i] == '$')
-            name[o++] = '$';
-        name[o++] = fn[i];
-    }
-    name[o] = 0;
+    lw_asm_text(name, sizeof name, fn, n); /* (TC_ROUNDED_SUFFIX's '$') */
     snprintf(tmpl, sizeof tmpl, "mov.b64 $0, %s_param_%u;\n\tcvta.param.u64 $0, $0;", name, param);
     return lw_asm(L, L->t_i64, tmpl, "=l", NULL, 0, 0);
 }

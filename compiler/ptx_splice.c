@@ -34,18 +34,10 @@ static int ident(char c)
     return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-/* 0 when memory runs out */
-static int put_renamed(StrBuf *out, const char *b, const char *e, const char *fn, const char *entry)
+static void put_renamed(StrBuf *out, const char *b, const char *e, const char *fn, const char *entry)
 {
     const char *start = b;
-    StrBuf param;
-    sb_init(&param);
-    sb_printf(&param, "%s_param_", fn);
-    if (param.oom) {
-        sb_free(&param);
-        return 0;
-    }
-    size_t pl = param.len;
+    size_t fl = strlen(fn), pl = fl + strlen("_param_");
     while (b < e) {
         if (*b == '%') {
             const char *q = b + 1;
@@ -65,7 +57,8 @@ static int put_renamed(StrBuf *out, const char *b, const char *e, const char *fn
             sb_puts(out, "$L__P");
             b += 4;
             continue;
-        } else if (pl && (size_t)(e - b) >= pl && !memcmp(b, param.data, pl) && b > start && !ident(b[-1])) {
+        } else if ((size_t)(e - b) >= pl && !memcmp(b, fn, fl) && !memcmp(b + fl, "_param_", pl - fl) &&
+                   b > start && !ident(b[-1])) {
             sb_printf(out, "%s_param_", entry);
             b += pl;
             continue;
@@ -73,8 +66,6 @@ static int put_renamed(StrBuf *out, const char *b, const char *e, const char *fn
         sb_putn(out, b, 1);
         b++;
     }
-    sb_free(&param);
-    return 1;
 }
 
 char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const char *fn, const char *entry,
@@ -98,8 +89,8 @@ char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const
         *why = "no definition of the function";
         goto done;
     }
-    const char *body = open + 3, *body_end = close + 1;
-    if (strstr(body, "__local_depot") && strstr(body, "__local_depot") < body_end) {
+    const char *body = open + 3, *body_end = close + 1, *depot = strstr(body, "__local_depot");
+    if (depot && depot < body_end) {
         *why = "the function has a stack";
         goto done;
     }
@@ -120,10 +111,7 @@ char *tc_ptx_splice(const char *entry_ptx, size_t len, const char *fn_ptx, const
     sb_puts(&out, "\t{ // the body of ");
     sb_puts(&out, fn);
     sb_puts(&out, " (compiler/ptx_splice.c)\n");
-    if (!put_renamed(&out, body, body_end, fn, entry)) {
-        *why = "out of memory";
-        goto done;
-    }
+    put_renamed(&out, body, body_end, fn, entry); /* (out.oom: said below) */
     sb_puts(&out, "\t}\n");
     const char *after = mark + pat.len;
     sb_putn(&out, after, (size_t)(end - after));
