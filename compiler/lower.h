@@ -137,9 +137,6 @@ int lw_persist_mode(Lower *L, const TirKernel *k, uint32_t launch);
 void lw_lower_body(Lower *L, const TirKernel *k);
 /* Starts fn's body: the kernel's parameters and thread index (lower.c). */
 void lw_begin_function(Lower *L, LLVMValueRef fn);
-/* The parts an entry of kernel ki compiles in (lower_programs.c): 2 where
- * its roles become functions of their own, else 1. */
-int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki);
 /* Leaves in the module only what part L->part holds (after lower_kernel);
  * 0 where that is nothing (a part whose entry has no role functions). */
 int lw_keep_part(Lower *L);
@@ -267,8 +264,11 @@ int wgmma_probe(Lower *L, const TirKernel *k, int *pre, int *tma_only);
  * entries.c runs several at once. */
 int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, int part, TcLowered *out,
                    TcKernelInfo *info, Diag *d);
-/* Whether kernel ki has the entry for views that come rounded. */
+/* Whether kernel ki has the entry for views that come rounded, and the
+ * parts each of its entries compiles in: 2 where -frole-functions splits
+ * off its producers (lower_programs.c), else 1. Asked before lowering. */
 int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki);
+int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki);
 
 /* codegen.c */
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);
