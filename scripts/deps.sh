@@ -4,7 +4,7 @@
 #   scripts/deps.sh        build and test (valgrind for the leak tests)
 #   scripts/deps.sh fuzz   also clang and libFuzzer (scripts/fuzz.sh)
 set -eu
-pkgs="gcc g++ make cmake pkg-config llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev check libsubunit-dev valgrind"
+pkgs="gcc g++ make cmake pkg-config llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev check libsubunit-dev valgrind python3"
 if [ "${1:-}" = fuzz ]; then
   pkgs="$pkgs clang libclang-rt-14-dev"
 fi
