@@ -14,6 +14,7 @@
 #include "compiler/lower.h"
 
 #include <llvm-c/Analysis.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,13 @@ void lw_error(Lower *L, TirLoc loc, const char *fmt, ...)
 
 LLVMValueRef lw_const_i32(Lower *L, int64_t v) { return LLVMConstInt(L->t_i32, (unsigned long long)v, 1); }
 LLVMValueRef lw_const_i64(Lower *L, int64_t v) { return LLVMConstInt(L->t_i64, (unsigned long long)v, 1); }
+
+LLVMValueRef lw_const_float(Lower *L, TirElem e, double v)
+{
+    if (e == ELEM_F32 && isnan(v))
+        return LLVMConstBitCast(LLVMConstInt(L->t_i32, tir_f32_bits(v), 0), L->t_f32);
+    return LLVMConstReal(lw_elem_type(L, e), v);
+}
 
 LLVMTypeRef lw_elem_type(Lower *L, TirElem e)
 {
@@ -147,7 +155,7 @@ void lower_CONST(Lower *L, uint32_t i)
     const TirInst *in = &L->m->insts[i];
     LLVMValueRef v;
     if (in->type.elem == ELEM_F32)
-        v = LLVMConstReal(L->t_f32, in->fval);
+        v = lw_const_float(L, ELEM_F32, in->fval);
     else
         v = LLVMConstInt(lw_elem_type(L, (TirElem)in->type.elem), (unsigned long long)in->i64, 1);
     lw_set(L, in->result, (LVal){.kind = LV_SCALAR, .s = v});

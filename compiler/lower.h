@@ -154,6 +154,9 @@ LLVMValueRef *lw_regs(Lower *L, uint32_t n);
 void lw_error(Lower *L, TirLoc loc, const char *fmt, ...);
 LLVMValueRef lw_const_i32(Lower *L, int64_t v);
 LLVMValueRef lw_const_i64(Lower *L, int64_t v);
+/* a constant of float element type e from a TirInst.fval: for f32 its bits
+ * as the source gave them (a signalling NaN stays one, tir_f32_bits) */
+LLVMValueRef lw_const_float(Lower *L, TirElem e, double v);
 LLVMTypeRef lw_elem_type(Lower *L, TirElem e);
 LLVMValueRef lw_call(Lower *L, const char *intrinsic, LLVMTypeRef *overload, unsigned noverload, LLVMValueRef *args,
                      unsigned nargs);

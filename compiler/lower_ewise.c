@@ -284,7 +284,7 @@ void lower_FULL(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
     TirElem e = (TirElem)in->type.elem;
-    LLVMValueRef v = tir_elem_is_float(e) ? LLVMConstReal(lw_elem_type(L, e), in->fval)
+    LLVMValueRef v = tir_elem_is_float(e) ? lw_const_float(L, e, in->fval)
                                           : LLVMConstInt(lw_elem_type(L, e), (unsigned long long)(long long)in->fval, 1);
     set_splat(L, in, v);
 }

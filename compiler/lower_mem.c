@@ -71,7 +71,7 @@ Access lw_access(Lower *L, const TirInst *in, uint32_t view_arg, TirElem e)
 static LLVMValueRef pad_value(Lower *L, TirElem e, double pad)
 {
     if (tir_elem_is_float(e))
-        return LLVMConstReal(lw_elem_type(L, e), pad);
+        return lw_const_float(L, e, pad);
     return LLVMConstInt(lw_elem_type(L, e), (unsigned long long)(long long)pad, 1);
 }
 

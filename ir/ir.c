@@ -4,6 +4,7 @@
  */
 #include "ir.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,38 @@ static const char *const elem_names[] = {"none", "i32", "i64", "f16", "bf16", "f
 
 const char *tir_elem_name(TirElem e) { return (unsigned)e <= ELEM_F32 ? elem_names[e] : "?"; }
 int tir_elem_is_float(TirElem e) { return e == ELEM_F16 || e == ELEM_BF16 || e == ELEM_F32; }
+
+/* NaN: the f32's sign and 23 payload bits in the double's sign and its
+ * payload's top bits (the quiet bit on the quiet bit); moved by memcpy, no
+ * floating-point operation touches them */
+double tir_f32_value(uint32_t bits)
+{
+    double d;
+    if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu)) {
+        uint64_t b = (uint64_t)(bits >> 31) << 63 | 0x7ffull << 52 | (uint64_t)(bits & 0x7fffffu) << 29;
+        memcpy(&d, &b, sizeof d);
+    } else {
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        d = f;
+    }
+    return d;
+}
+
+uint32_t tir_f32_bits(double v)
+{
+    uint32_t bits;
+    if (isnan(v)) {
+        uint64_t b;
+        memcpy(&b, &v, sizeof b);
+        uint32_t payload = (uint32_t)(b >> 29) & 0x7fffffu;
+        bits = (uint32_t)(b >> 63) << 31 | 0x7f800000u | (payload ? payload : 0x400000u);
+    } else {
+        float f = (float)v;
+        memcpy(&bits, &f, sizeof bits);
+    }
+    return bits;
+}
 int tir_elem_bits(TirElem e)
 {
     switch (e) {

@@ -58,6 +58,12 @@ typedef struct {
 
 const char *tir_elem_name(TirElem e);
 int tir_elem_is_float(TirElem e);
+/* An f32 held in a double (TirInst.fval) and back, bit for bit: a NaN keeps
+ * its payload and its quiet bit (a float -> double conversion would set
+ * that bit, turning a signalling NaN the source spelled in hex into
+ * another value). */
+double tir_f32_value(uint32_t bits);
+uint32_t tir_f32_bits(double v);
 int tir_elem_bits(TirElem e);
 int tir_type_eq(TirType a, TirType b);
 TirType tir_scalar(TirElem e);

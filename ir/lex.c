@@ -281,12 +281,9 @@ int lex_lit_value(P *p, const Tok *t, TirElem e, int64_t *iv, double *fv)
         return 1;
     }
     if (t->kind == T_INT && t->hex) {
-        uint32_t bits = (uint32_t)t->i;
-        float f;
         if ((uint64_t)t->i > 0xffffffffu)
             FAIL(t->loc, "hexadecimal float literal '%.*s' must be a 32-bit pattern", TXT(t));
-        memcpy(&f, &bits, sizeof f);
-        *fv = f;
+        *fv = tir_f32_value((uint32_t)t->i);
         return 1;
     }
     double x = t->kind == T_INT ? (double)t->i : t->f;

@@ -270,9 +270,8 @@ static void put_float(Pr *r, double v)
 {
     char buf[40];
     float f = (float)v;
-    if (isnan(f)) {
-        uint32_t bits;
-        memcpy(&bits, &f, sizeof bits);
+    if (isnan(v)) {
+        uint32_t bits = tir_f32_bits(v);
         if (bits == 0x7fc00000u)
             snprintf(buf, sizeof buf, "nan");
         else

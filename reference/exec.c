@@ -101,8 +101,8 @@ static void elem_pattern(uint8_t elem, double value, unsigned char out[8])
     memset(out, 0, 8);
     switch (elem) {
     case ELEM_F32: {
-        float f = (float)value;
-        memcpy(out, &f, 4);
+        uint32_t bits = tir_f32_bits(value);
+        memcpy(out, &bits, 4);
         break;
     }
     case ELEM_F16:
@@ -283,9 +283,10 @@ static int exec_inst(Exec *e, uint32_t i)
     case OP_CONST:
         if (!(s = exec_def(e, in, in->result)))
             return -1;
-        if (s->elem == ELEM_F32)
-            s->sv.f32 = (float)in->fval;
-        else
+        if (s->elem == ELEM_F32) {
+            uint32_t bits = tir_f32_bits(in->fval); /* a NaN's payload as given */
+            memcpy(&s->sv.f32, &bits, sizeof bits);
+        } else
             slot_puti(s, 0, in->i64);
         return 0;
     case OP_PROGRAM_ID:
