@@ -6,6 +6,7 @@
  * correctly rounded for + - * / sqrt.
  */
 #include "compiler/lower.h"
+#include "ir/exp_f32.h"
 
 #include <math.h>
 
@@ -81,6 +82,34 @@ static LLVMValueRef round_tf32(Lower *L, LLVMValueRef x, int mode)
     return LLVMBuildBitCast(b, r, L->t_f32, "");
 }
 
+/* ir/exp_f32.h's sequence, step for step (the reference computes it too):
+ * IEEE multiplies, fmas and rounding only, so the bits are the CPU's */
+static LLVMValueRef exp_f32(Lower *L, LLVMValueRef x)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef f = L->t_f32;
+    LLVMValueRef lo = LLVMConstReal(f, TIR_EXP_LO), hi = LLVMConstReal(f, TIR_EXP_HI);
+    LLVMValueRef xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, lo, ""), lo, x, "");
+    xc = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, xc, hi, ""), hi, xc, "");
+    LLVMValueRef t = LLVMBuildFMul(b, xc, LLVMConstReal(f, tir_exp_bits_f32(TIR_EXP_LOG2E)), "");
+    t = lw_call(L, "llvm.rint", &f, 1, &t, 1);
+    LLVMValueRef a[3] = {t, LLVMConstReal(f, -tir_exp_bits_f32(TIR_EXP_LN2_HI)), xc};
+    LLVMValueRef r = lw_call(L, "llvm.fma", &f, 1, a, 3);
+    LLVMValueRef a2[3] = {t, LLVMConstReal(f, -tir_exp_bits_f32(TIR_EXP_LN2_LO)), r};
+    r = lw_call(L, "llvm.fma", &f, 1, a2, 3);
+    LLVMValueRef p = LLVMConstReal(f, tir_exp_bits_f32(tir_exp_coef[TIR_EXP_DEGREE]));
+    for (int k = TIR_EXP_DEGREE - 1; k >= 0; k--) {
+        LLVMValueRef h[3] = {p, r, LLVMConstReal(f, tir_exp_bits_f32(tir_exp_coef[k]))};
+        p = lw_call(L, "llvm.fma", &f, 1, h, 3);
+    }
+    LLVMValueRef k = LLVMBuildFPToSI(b, t, L->t_i32, "");
+    LLVMValueRef k1 = LLVMBuildAShr(b, k, ci32(L, 1), ""), k2 = LLVMBuildSub(b, k, k1, "");
+    LLVMValueRef s1 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, k1, ci32(L, 127), ""), ci32(L, 23), ""), f, "");
+    LLVMValueRef s2 = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, k2, ci32(L, 127), ""), ci32(L, 23), ""), f, "");
+    LLVMValueRef y = LLVMBuildFMul(b, LLVMBuildFMul(b, p, s1, ""), s2, "");
+    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""), x, y, "");
+}
+
 static LLVMValueRef float_op(Lower *L, TirOp op, LLVMValueRef *x, const TirInst *in)
 {
     LLVMBuilderRef b = L->b;
@@ -96,10 +125,7 @@ static LLVMValueRef float_op(Lower *L, TirOp op, LLVMValueRef *x, const TirInst 
     case OP_ABS: return lw_call(L, "llvm.fabs", &f, 1, x, 1);
     case OP_SQRT: return lw_call(L, "llvm.sqrt", &f, 1, x, 1);
     case OP_FMA: return lw_call(L, "llvm.fma", &f, 1, x, 3);
-    case OP_EXP: {
-        LLVMValueRef y = LLVMBuildFMul(b, x[0], LLVMConstReal(f, 1.4426950408889634), "");
-        return lw_call(L, "llvm.nvvm.ex2.approx.f", NULL, 0, &y, 1);
-    }
+    case OP_EXP: return exp_f32(L, x[0]);
     case OP_ROUND_TF32: return round_tf32(L, x[0], in->ival);
     case OP_MASK_NONFINITE: {
         LLVMValueRef ax = lw_call(L, "llvm.fabs", &f, 1, &x[1], 1);
