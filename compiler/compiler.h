@@ -89,15 +89,24 @@ typedef struct {
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
-    char dump_after[64];       /* "" | "all" | a pass name: tile IR after passes */
+    unsigned dump_after;       /* the passes whose tile IR to record: bit i = tc_pass_names[i] (--dump-after,
+                                * a list; repeated, the lists add up); 0: none */
     TirDefines defines;        /* -DNAME=VALUE: the source's $NAME constants (tile shapes, ...) */
     int jobs;                  /* --jobs=N: entry points compiled at once, on threads (0, the default:
                                 * one per CPU, at most TC_MAX_JOBS); the output is the same bytes */
     int keep_llvm_ir;          /* print the LLVM IR into TcResult.llvm_ir (default on; the command line
                                 * turns it off unless --emit=llvm: printing the GEMM's module is ~3 ms) */
+    int stop_after;            /* TC_STOP_PARSE | TC_STOP_PASSES: tc_compile returns (0) with the tile IR
+                                * of that stage and nothing lowered (--emit=tir-input, --emit=tir: the
+                                * IR of a kernel that fails to lower can still be read); 0: the whole
+                                * compile */
 } TcOptions;
 
+enum { TC_STOP_PARSE = 1, TC_STOP_PASSES = 2 };
+
 enum { TC_PERSISTENT_AUTO = 2, TC_MAX_JOBS = 64 };
+/* the passes --dump-after names, in pipeline order; NULL-terminated */
+extern const char *const tc_pass_names[];
 void tc_options_default(TcOptions *o);
 /* Parses one option in the command's spelling ("--arch=sm_80", "-O2", ...).
  * Returns 0, or -1 with an explanation appended to err. Shared by the
@@ -219,7 +228,7 @@ typedef struct {
 typedef struct {
     char *tir_input;   /* tile IR as parsed (printed) */
     char *tir;         /* after all passes */
-    char *tir_passes;  /* after each pass when dump_after is set, else "" */
+    char *tir_passes;  /* after each pass dump_after names, else "" */
     char *llvm_ir;     /* after optimization */
     char *ptx;
     TcKernelInfo *kernels;

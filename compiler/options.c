@@ -37,7 +37,7 @@ void tc_options_default(TcOptions *o)
 const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a"; }
 
 /* The passes --dump-after accepts (pipeline.c runs them in this order). */
-static const char *const pass_names[] = {"parse", "wgmma", "precision", "prefetch", NULL};
+const char *const tc_pass_names[] = {"parse", "wgmma", "precision", "prefetch", NULL};
 
 /* The boolean -fNAME / -fno-NAME options and the field each sets. */
 static const struct {
@@ -115,15 +115,27 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         o->opt_level = opt[2] - '0';
         return 0;
     }
-    if (starts(opt, "--dump-after=", &v)) {
-        int ok = !strcmp(v, "all");
-        for (int i = 0; pass_names[i] && !ok; i++)
-            ok = !strcmp(v, pass_names[i]);
-        if (!ok || strlen(v) >= sizeof o->dump_after) {
-            sb_printf(err, "error: unknown pass '%s' in --dump-after; use all, parse, wgmma, precision or prefetch\n", v);
-            return -1;
+    if (starts(opt, "--dump-after=", &v)) { /* all, or a comma-separated list of passes */
+        unsigned set = 0;
+        for (const char *p = v;; p++) {
+            size_t n = strcspn(p, ",");
+            int i = 0;
+            while (tc_pass_names[i] && (strlen(tc_pass_names[i]) != n || strncmp(p, tc_pass_names[i], n)))
+                i++;
+            if (n == 3 && !strncmp(p, "all", 3))
+                set = ~0u;
+            else if (tc_pass_names[i])
+                set |= 1u << i;
+            else {
+                sb_printf(err, "error: unknown pass '%.*s' in --dump-after; use all, or some of parse, wgmma, "
+                          "precision, prefetch (a comma between two)\n", (int)n, p);
+                return -1;
+            }
+            p += n;
+            if (!*p)
+                break;
         }
-        strcpy(o->dump_after, v);
+        o->dump_after |= set;
         return 0;
     }
     if (!strcmp(opt, "--no-verify")) {

@@ -12,7 +12,8 @@
  *     optimize + codegen (codegen.c) LLVM new pass manager, NVPTX -> PTX
  *                                 then the entries' PTX joined into one module
  *
- * --dump-after=all|<pass> records the tile IR after the named passes.
+ * --dump-after=all|<pass> records the tile IR after the named passes;
+ * TcOptions.stop_after ends the compile after parse or after the passes.
  */
 #include "compiler/compiler.h"
 
@@ -37,7 +38,10 @@ static char *print_module(const TirModule *m)
 
 static int wants_dump(const TcOptions *o, const char *pass)
 {
-    return !strcmp(o->dump_after, "all") || !strcmp(o->dump_after, pass);
+    for (int i = 0; tc_pass_names[i]; i++)
+        if (!strcmp(tc_pass_names[i], pass))
+            return (o->dump_after >> i) & 1;
+    return 0;
 }
 
 /* Verifies between passes; an error here is a compiler bug, said so. */
@@ -85,6 +89,10 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     out->tir_input = print_module(m);
     dump(m, opts, "parse", &passes);
     out->ms_parse = now_ms() - t0;
+    if (opts->stop_after == TC_STOP_PARSE) {
+        rc = 0;
+        goto done;
+    }
 
     t0 = now_ms();
     int bad = pass_wgmma(m, opts, &d) != 0 || verify_after(m, opts, "wgmma", &d);
@@ -101,8 +109,10 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     if (!bad)
         out->tir = print_module(m);
     out->ms_passes = now_ms() - t0;
-    if (bad)
+    if (bad || opts->stop_after == TC_STOP_PASSES) {
+        rc = bad ? -1 : 0;
         goto done;
+    }
 
     TcLowered low = {0};
     int lrc = tc_lower(m, opts, &low, &d);

@@ -219,8 +219,8 @@ tilecResult tc_compile_program(tilecProgram p, int nopts, const char *const *opt
      * as the user gave them, since this does not change the code */
     TcOptions o = p->opts;
     o.keep_llvm_ir = keep_llvm || (mask & DUMP_LLVM);
-    if ((mask & DUMP_PASSES) && !o.dump_after[0])
-        snprintf(o.dump_after, sizeof o.dump_after, "all");
+    if ((mask & DUMP_PASSES) && !o.dump_after)
+        o.dump_after = ~0u;
     int rc = tc_compile(p->name ? p->name : "<input>", p->src, p->len, &o, &p->res, &log);
     p->have_result = 1;
     p->compiled = rc == 0;

@@ -16,20 +16,24 @@ static const char usage[] =
     "Compiles a .tir tile kernel to PTX through LLVM.\n"
     "\n"
     "options:\n"
-    "  -o FILE              write the output to FILE (default: standard output)\n"
+    "  -o FILE              write the output to FILE (default, or -: standard output)\n"
     "  --arch=sm_80|sm_90a  target GPU (default sm_90a)\n"
     "  --emit=tir|tir-input|llvm|ptx\n"
     "                       what to write: tile IR after the passes, tile IR as\n"
-    "                       parsed, optimized LLVM IR (one module per PTX entry\n"
+    "                       parsed (these two lower nothing, so a kernel that\n"
+    "                       fails to lower can still be read), optimized LLVM IR\n"
+    "                       (one module per PTX entry\n"
     "                       point, each headed by a '; ----- tilec:' line where\n"
     "                       there are several), or PTX (default ptx)\n"
     "  --precision=ieee|tf32-trunc|tf32-rna|tf32-rne|3xtf32\n"
     "                       fp32 dot precision where a dot has no attribute\n"
     "                       (default tf32-rna)\n"
     "  -O0 .. -O3           LLVM optimization level (default -O3)\n"
-    "  --dump-after=all|parse|wgmma|precision|prefetch\n"
-    "                       print the tile IR after those passes to standard error\n"
-    "  -g0                  no .loc line information in the PTX\n"
+    "  --dump-after=all|PASS[,PASS...]\n"
+    "                       print the tile IR after those passes (parse, wgmma,\n"
+    "                       precision, prefetch; repeated, the lists add up) to\n"
+    "                       standard error\n"
+    "  -g, -g0              .loc line information in the PTX (default), or none\n"
     "  -fprefetch           issue loop loads one iteration ahead (pass_prefetch)\n"
     "  -fno-wgmma           sm_90a: no warp-specialized wgmma pipeline for GEMM\n"
     "                       loops (they take the mma.sync lowering)\n"
@@ -203,6 +207,9 @@ int main(int argc, char **argv)
         }
     }
     opts.keep_llvm_ir = !strcmp(emit, "llvm"); /* printing it costs as much as a pass */
+    /* the tile IR asked for: nothing after its stage runs (a kernel that does
+     * not lower can still be read) */
+    opts.stop_after = !strcmp(emit, "tir-input") ? TC_STOP_PARSE : !strcmp(emit, "tir") ? TC_STOP_PASSES : 0;
     if (!input) {
         fprintf(stderr, "tilec: error: no input file\n%s", usage);
         return 2;
@@ -231,8 +238,11 @@ int main(int argc, char **argv)
     free(src);
     if (log.len)
         fputs(log.data, stderr);
-    if (opts.dump_after[0] && res.tir_passes)
+    if (opts.dump_after && res.tir_passes)
         fputs(res.tir_passes, stderr);
+    if ((opts.dump_after & 8u) && opts.dump_after != ~0u && !opts.prefetch) /* tc_pass_names[3] */
+        fputs("tilec: note: --dump-after=prefetch prints nothing: the prefetch pass runs with -fprefetch only\n",
+              stderr);
     if (show_time)
         fprintf(stderr,
                 "tilec: parse %.3f ms, passes %.3f ms, %u entry point%s on %u thread%s %.3f ms (lower %.3f ms, "
@@ -252,6 +262,8 @@ int main(int argc, char **argv)
             text = res.llvm_ir;
         else
             text = res.ptx;
+        if (output && !strcmp(output, "-")) /* -o -: standard output, as an input of - is standard input */
+            output = NULL;
         FILE *out = output ? fopen(output, "wb") : stdout;
         if (!out) {
             fprintf(stderr, "tilec: error: cannot write '%s': %s\n", output, strerror(errno));
