@@ -480,6 +480,13 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
     L->persist = lw_persist_mode(L, k, launch);
+    uint64_t programs = (uint64_t)(k->grid[0] ? k->grid[0] : 1) * (k->grid[1] ? k->grid[1] : 1) *
+                        (k->grid[2] ? k->grid[2] : 1);
+    if (L->persist && programs > INT32_MAX) /* its launch would be refused (tc_persist_blocks) */
+        lw_error(L, k->loc,
+                 "@%s is persistent, and its grid attribute has %llu programs: a persistent launch takes at most "
+                 "2^31 - 1 (-fno-persistent, or a smaller grid)",
+                 tir_str(m, k->name), (unsigned long long)programs);
     L->cluster = 0;
     if (L->o->wgmma_cluster) {
         const char *why =
