@@ -244,6 +244,10 @@ static TirType check_inline_ptx(Ck *c)
      * (report_fatal_error) on other uses of '$' such as "$x", a trailing
      * '$', "${1" or "$(", so they must never reach it. */
     for (const char *s = m->strs + c->in->str; *s; s++) {
+        if ((unsigned char)*s >= 0x80) /* ptxas refuses the whole module on one */
+            return ERR(c, "inline_ptx: the template has a byte outside ASCII (0x%02x at offset %u); PTX is ASCII",
+                       (unsigned char)*s, (unsigned)(s - (m->strs + c->in->str))),
+                   none;
         if (*s != '$')
             continue;
         if (s[1] == '$') {
