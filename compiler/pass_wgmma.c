@@ -294,12 +294,17 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
     if (o->wgmma_swapped) {
         *what = p == PREC_IEEE ? "the FMA consumers" : "the swapped product";
-        if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps, p))
+        if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps, p)) {
+            uint32_t regs = swapped_acc_regs(bm, bn, k->warps, p); /* 0: the shape has none */
+            char have[48] = "";
+            if (regs)
+                snprintf(have, sizeof have, ", %u accumulator registers a thread", regs);
             return not_taken(why, n, "the swapped product takes BM 64..256 and BN a multiple of %u up to 256, "
                                      "with its accumulators%s within 128 registers per consumer thread (here "
-                                     "%ux%u with %u warps: %u)",
+                                     "%ux%u with %u warps%s)",
                              64 * (k->warps / 4), p == PREC_3XTF32 ? " (twice for 3xtf32)" : "", bm, bn, k->warps,
-                             swapped_acc_regs(bm, bn, k->warps, p));
+                             have);
+        }
         while (stages > 1 && wgmma_swapped_smem_bytes(bm, bn, p, stages) > 227u * 1024u)
             stages--;
         if (stages < 2)

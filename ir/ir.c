@@ -366,8 +366,25 @@ void diag_init(Diag *d, const char *file, const char *src, size_t srclen)
 
 void diag_free(Diag *d) { sb_free(&d->log); }
 
-/* Appends the source line of loc and a caret under its column. Bytes that
- * are not printable ASCII are shown as '?', so the log stays valid text. */
+/* The length of a valid UTF-8 sequence at s (at most n bytes), else 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F) || (s[0] == 0xF0 && s[1] < 0x90) ||
+        (s[0] == 0xF4 && s[1] > 0x8F)) /* overlong, surrogate, past U+10FFFF */
+        return 0;
+    return len;
+}
+
+/* Appends the source line of loc and a caret under its column. Valid UTF-8
+ * is shown as it is (the caret counts a character as one column), other
+ * bytes that are not printable ASCII as '?', so the log stays valid text; a
+ * CRLF line's CR is not shown. */
 static void diag_show_line(Diag *d, TirLoc loc)
 {
     if (!d->src || loc.line == 0)
@@ -381,15 +398,27 @@ static void diag_show_line(Diag *d, TirLoc loc)
     size_t end = i;
     while (end < d->srclen && d->src[end] != '\n' && end - i < 200)
         end++;
+    if (end > i && end < d->srclen && d->src[end - 1] == '\r')
+        end--;
+    const unsigned char *u = (const unsigned char *)d->src;
     sb_puts(&d->log, "  ");
     for (size_t k = i; k < end; k++) {
-        unsigned char c = (unsigned char)d->src[k];
-        char ch = (c == '\t' || (c >= 0x20 && c < 0x7f)) ? (char)c : '?';
+        size_t n = u[k] >= 0x80 ? utf8_len(u + k, end - k) : 0;
+        if (n) {
+            sb_putn(&d->log, d->src + k, n);
+            k += n - 1;
+            continue;
+        }
+        char ch = (u[k] == '\t' || (u[k] >= 0x20 && u[k] < 0x7f)) ? (char)u[k] : '?';
         sb_putn(&d->log, &ch, 1);
     }
     sb_puts(&d->log, "\n  ");
-    for (uint32_t k = 1; k < loc.col && k < 200; k++) {
-        char ch = (i + k - 1 < end && d->src[i + k - 1] == '\t') ? '\t' : ' ';
+    size_t stop = i + (loc.col < 200 ? loc.col : 200) - 1; /* the caret's byte */
+    for (size_t at = i; at < stop; at++) {
+        size_t n = at < end && u[at] >= 0x80 ? utf8_len(u + at, end - at) : 0;
+        if (n > 1 && at + n <= stop) /* one column for the character */
+            at += n - 1;
+        char ch = (at < end && u[at] == '\t') ? '\t' : ' ';
         sb_putn(&d->log, &ch, 1);
     }
     sb_puts(&d->log, "^\n");

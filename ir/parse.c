@@ -366,7 +366,8 @@ static void push_inst(P *p, uint32_t i)
 static uint32_t new_inst(P *p, TirOp op, TirLoc loc, const uint32_t *args, uint32_t n)
 {
     if (p->m->ninsts + 1 > TIR_MAX_INSTS) {
-        lex_err(p, loc, "too many instructions (the limit is %u)", TIR_MAX_INSTS);
+        lex_err(p, loc, "too many instructions (the limit is %u; each literal operand counts as one)",
+                TIR_MAX_INSTS);
         return p->stop = 1, 0;
     }
     uint32_t i = tir_build(p->m, op, loc, NONE_T, args, n);
@@ -403,6 +404,9 @@ static int resolve(P *p, TirOp op, TirType written, uint32_t loop)
         if (lit[j] && !t.kind && half)
             FAIL(p->ops[j].t.loc, "%s: a literal cannot be combined with %s elements (there are no %s scalars); use "
                  "full or splat", tir_ops[op].name, half, half);
+        if (lit[j] && !t.kind && op == OP_SPLAT && written.kind && written.kind != TY_TILE)
+            FAIL(p->ops[j].t.loc, "splat: the result must be a tile (': tile<RxCxT>'), got %s",
+                 tir_type_str(written, (char[64]){0}, 64));
         if (lit[j] && !t.kind)
             FAIL(p->ops[j].t.loc, "%s: cannot tell the type of literal '%.*s' here; define it with 'const'",
                  tir_ops[op].name, TXT(&p->ops[j].t));
@@ -574,11 +578,15 @@ static int parse_op(P *p, const Tok *name)
     } else if (op == OP_LOAD) {
         if (!parse_operand(p) || !parse_index(p, "expected '[' and indices after the view", "expected ']' after index"))
             return 0;
+        if (is(p, T_LBRACK)) FAIL(here(p), "load takes one index list, [i, j] (not [i][j])");
     } else if (op == OP_INLINE_PTX) {
         if (!is(p, T_STRING)) FAIL(here(p), "inline_ptx needs a PTX template string");
         str = tir_add_string(p->m, p->str.data ? p->str.data : "", p->str.len);
         lex_next(p);
         if (operand_start(p) && !parse_operands(p)) return 0;
+    } else if (tir_ops[op].nargs != 0 && is(p, T_LPAREN)) {
+        FAIL(here(p), "%s takes its operands without parentheses: '%%x = %s %%a%s'", opn, opn,
+             tir_ops[op].nargs > 1 ? ", %b" : "");
     } else if (tir_ops[op].nargs != 0 && operand_start(p) && !parse_operands(p)) {
         return 0;
     }

@@ -393,7 +393,11 @@ static TirType check_op(Ck *c)
     case OP_SPLAT: {
         TirType t = T(c, 0);
         int elem_ok = t.elem == w.elem || (t.elem == ELEM_F32 && (w.elem == ELEM_F16 || w.elem == ELEM_BF16));
-        if (t.kind != TY_SCALAR || w.kind != TY_TILE || !elem_ok)
+        if (t.kind != TY_SCALAR)
+            return ERR(c, "splat takes a scalar operand, got %s (broadcast stretches a tile)", ts(c, t)), none;
+        if (w.kind != TY_TILE)
+            return ERR(c, "splat: the result must be a tile, got %s", ts(c, w)), none;
+        if (!elem_ok)
             return ERR(c, "splat: cannot splat %s to %s (the scalar must have the tile's element type)", ts(c, t),
                        ts(c, w)),
                    none;
