@@ -326,6 +326,26 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     return stages;
 }
 
+/* --remarks: loops with a dot nested inside another loop (the pipeline
+ * takes a kernel's top-level loop only), each said once with the outermost
+ * loop around it */
+static void remark_nested(const TirModule *m, const TirBlock *b, uint32_t outer, Diag *d)
+{
+    for (uint32_t j = 0; j < b->ninsts; j++) {
+        const TirInst *in = &m->insts[m->pool[b->insts + j]];
+        if (in->op != OP_FOR)
+            continue;
+        const TirBlock *body = &m->blocks[in->body];
+        int has_dot = 0;
+        for (uint32_t l = 0; l < body->ninsts && !has_dot; l++)
+            has_dot = m->insts[m->pool[body->insts + l]].op == OP_DOT;
+        if (outer && has_dot)
+            diag_remark(d, in->loc, "loop left to the generic lowering: it is inside the loop at line %u, and the "
+                                    "pipeline takes a loop of the kernel's body only", m->insts[outer].loc.line);
+        remark_nested(m, body, outer ? outer : m->pool[b->insts + j], d);
+    }
+}
+
 int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
 {
     if (o->arch != ARCH_SM90A || !o->wgmma)
@@ -361,6 +381,8 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                 break;
             }
         }
+        if (o->remarks)
+            remark_nested(m, b, 0, d);
     }
     return 0;
 }
