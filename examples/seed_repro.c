@@ -6,7 +6,7 @@
  *   seed_repro --gpu DIR   tilec's compiler and CUDA runtime (exit 77: no GPU)
  *
  * DIR holds A.f32 and B.f32 (64x64 row-major little-endian float32, e.g.
- * shared/fixtures/seed64) and optionally results C_*.f32 of other systems.
+ * tests/fixtures/seed64) and optionally results C_*.f32 of other systems.
  * For each mode (ieee, tf32-trunc, tf32-rna, tf32-rne, 3xtf32), then each
  * C_*.f32 file (by name), prints one line:
  *   mode=<mode or file stem> c00=<C[0][0], %.9f> relerr=<relative Frobenius error vs the fp64 product>

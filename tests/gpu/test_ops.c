@@ -286,14 +286,18 @@ static const char *seed_src =
 
 static void test_seed(tilecRuntime rt)
 {
-    const char *dir = getenv("TILEC_FIXTURES");
-    char pa[1024], pb[1024];
-    snprintf(pa, sizeof pa, "%s/seed64/A.f32", dir ? dir : "");
-    snprintf(pb, sizeof pb, "%s/seed64/B.f32", dir ? dir : "");
-    FILE *fa = dir ? fopen(pa, "rb") : NULL, *fb = dir ? fopen(pb, "rb") : NULL;
+    /* the repository's tests/fixtures (TILEC_FIXTURES, else under
+     * TILEC_SOURCE_DIR, else from the repository's root) */
+    const char *dir = getenv("TILEC_FIXTURES"), *src = getenv("TILEC_SOURCE_DIR");
+    char where[900], pa[1024], pb[1024];
+    snprintf(where, sizeof where, "%s%s", dir ? dir : src ? src : ".", dir ? "" : "/tests/fixtures");
+    snprintf(pa, sizeof pa, "%s/seed64/A.f32", where);
+    snprintf(pb, sizeof pb, "%s/seed64/B.f32", where);
+    FILE *fa = fopen(pa, "rb"), *fb = fopen(pb, "rb");
     float A[4096], B[4096], C[4096];
     if (!fa || !fb || fread(A, 4, 4096, fa) != 4096 || fread(B, 4, 4096, fb) != 4096) {
-        printf("seed: fixtures not found (TILEC_FIXTURES=%s): not checked\n", dir ? dir : "unset");
+        printf("FAIL seed: no fixtures in %s/seed64 (set TILEC_FIXTURES or TILEC_SOURCE_DIR)\n", where);
+        failures++;
         if (fa)
             fclose(fa);
         if (fb)
