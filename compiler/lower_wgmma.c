@@ -715,6 +715,15 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
                    (P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE);
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;
+        /* where the consumers round B for tf32-rne (no TMA), a cvt.rn.tf32
+         * (F2FP) defining the next group's fragments while one is in flight
+         * made ptxas serialize every wgmma of the stage (C7513: a wait for
+         * all after each group; cvt.rna and integer ops do not): without
+         * k-overlap the 128x256 consumer loop is 106 SASS instructions with
+         * one wait a stage; k-overlap with the rounding in integers was 271
+         * (bench/NOTES.md v22) */
+        if (P.prec == PREC_TF32_RNE && !P.round_b)
+            P.k_overlap = 0;
         *smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);
