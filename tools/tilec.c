@@ -240,7 +240,10 @@ int main(int argc, char **argv)
         fputs(log.data, stderr);
     if (opts.dump_after && res.tir_passes)
         fputs(res.tir_passes, stderr);
-    if ((opts.dump_after & 8u) && opts.dump_after != ~0u && !opts.prefetch) /* tc_pass_names[3] */
+    unsigned prefetch_bit = 0; /* --dump-after=prefetch named alone, not through all */
+    for (unsigned i = 0; tc_pass_names[i]; i++)
+        prefetch_bit |= !strcmp(tc_pass_names[i], "prefetch") ? 1u << i : 0;
+    if ((opts.dump_after & prefetch_bit) && opts.dump_after != ~0u && !opts.prefetch)
         fputs("tilec: note: --dump-after=prefetch prints nothing: the prefetch pass runs with -fprefetch only\n",
               stderr);
     if (show_time)
