@@ -62,6 +62,7 @@ uint32_t tir_f32_bits(double v)
     }
     return bits;
 }
+
 int tir_elem_bits(TirElem e)
 {
     switch (e) {
