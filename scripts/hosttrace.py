@@ -27,6 +27,7 @@ import argparse
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -231,6 +232,13 @@ class Gen:
         for text, (name, nbytes) in self.strings.items():
             out.append('%s = private constant [%d x i8] c"%s\\00"' % (name, nbytes, text))
         out += self.defs
+        # the f32 -> bf16 conversion that x86 code calls and libgcc before 13 lacks
+        out.append('define bfloat @__truncsfbf2(float %x) {\n'  # round to nearest even, NaN quiet
+                   '  %u = bitcast float %x to i32\n  %odd = and i32 %u, 65536\n  %h = lshr i32 %odd, 16\n'
+                   '  %a = add i32 %u, 32767\n  %b = add i32 %a, %h\n  %r = lshr i32 %b, 16\n'
+                   '  %q = lshr i32 %u, 16\n  %qn = or i32 %q, 64\n  %nan = fcmp uno float %x, %x\n'
+                   '  %s = select i1 %nan, i32 %qn, i32 %r\n  %t = trunc i32 %s to i16\n'
+                   '  %f = bitcast i16 %t to bfloat\n  ret bfloat %f\n}')
         out.append('declare void @__ht_asm(ptr, i32, ptr)')
         out.append('declare void @__ht_ld(ptr, i32, ptr)')
         out.append('declare void @__ht_st(ptr, i32, ptr)')
@@ -259,7 +267,7 @@ def hidden(module, entry):
 
 def hostify(module, entry, gen):
     """the module's text made into x86-64 IR whose @__ht_run calls the entry
-    with its integer parameters from @__ht_args; the entry's integer
+    with its scalar parameters from @__ht_args; the entry's scalar
     parameters: 'flags', ('grid', axis) or None (declared)"""
     out, params = [], None
     roles, maps = hidden(module, entry)
@@ -321,13 +329,21 @@ def hostify(module, entry, gen):
             call.append('ptr byval([%s x i8]) align 64 %%b%d' % (size, k))
         elif p.startswith('ptr'):
             call.append('ptr inttoptr (i64 %d to ptr)' % (GLOBAL_BASE * (k + 1)))
-        else:
+        else: # an integer, or a float's bits (f32 in the low 32, f16/bf16 in the low 16)
             ty = p.split()[0]
             body.append('%%g%d = getelementptr [64 x i64], ptr @__ht_args, i32 0, i32 %d' % (k, len(ints)))
             body.append('%%w%d = load i64, ptr %%g%d' % (k, k))
-            body.append('%%v%d = trunc i64 %%w%d to %s' % (k, k, ty) if ty != 'i64' else '%%v%d = add i64 %%w%d, 0' % (k, k))
+            width = {'float': 32, 'half': 16, 'bfloat': 16, 'double': 64}.get(ty)
+            if width:
+                body.append('%%u%d = trunc i64 %%w%d to i%d' % (k, k, width) if width < 64 else
+                            '%%u%d = add i64 %%w%d, 0' % (k, k))
+                body.append('%%v%d = bitcast i%d %%u%d to %s' % (k, width, k, ty))
+            elif ty == 'i64':
+                body.append('%%v%d = add i64 %%w%d, 0' % (k, k))
+            else:
+                body.append('%%v%d = trunc i64 %%w%d to %s' % (k, k, ty))
             call.append('%s %%v%d' % (ty, k))
-            ints.append(roles.get(k))
+            ints.append(roles.get(k) or ('float' if width else None))
     out.insert(0, 'target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"')
     out.insert(1, 'target triple = "x86_64-pc-linux-gnu"')
     out.append('@__ht_args = external global [64 x i64]')
@@ -524,23 +540,27 @@ class Build:
         run(['cc', '-O1', '-w', drv, obj, '-o', self.exe, '-lm'])
 
     def launch(self, spec, threads, env=None):
-        """the trace of one launch: spec has args (the declared integers), and
+        """the trace of one launch: spec has args (the declared scalars), and
         optionally grid (a persistent kernel's programs), flags, blocks"""
         declared = list(spec['args'])
         values = []
         for role in self.ints:
             if role == 'flags':
                 values.append((1 << self.maps) - 1 if spec.get('flags') is None else spec['flags'])
+            elif role == 'float':
+                if not declared:
+                    die("args= has fewer values than @%s declares" % self.entry)
+                values.append(struct.unpack('<I', struct.pack('<f', float(declared.pop(0))))[0])
             elif role:
                 if not spec.get('grid'):
                     die("@%s is persistent: give grid=X[,Y,Z] (its programs)" % self.entry)
                 values.append((spec['grid'] + [1, 1])[role[1]])
             else:
                 if not declared:
-                    die("args= has fewer integers than @%s declares" % self.entry)
-                values.append(declared.pop(0))
+                    die("args= has fewer values than @%s declares" % self.entry)
+                values.append(int(declared.pop(0), 0) & 0xffffffffffffffff)
         if declared:
-            die("args= has more integers than @%s declares" % self.entry)
+            die("args= has more values than @%s declares" % self.entry)
         blocks = spec.get('blocks', [1]) + [1]
         return run([self.exe, str(blocks[0]), str(blocks[1]), str(threads)] + [str(v) for v in values],
                    env=dict(os.environ, **(env or {})))
@@ -552,8 +572,12 @@ def parse_launch(text):
         k, _, v = item.partition('=')
         if k not in ('args', 'grid', 'flags', 'blocks'):
             die("--launch: %s is none of args=, grid=, flags=, blocks=" % item)
-        nums = [int(x, 0) for x in v.split(',') if x]
-        spec[k] = nums if k != 'flags' else nums[0]
+        items = [x for x in v.split(',') if x]
+        if k == 'args': # as written: an integer or a float, told by the parameter's type
+            spec[k] = items
+        else:
+            nums = [int(x, 0) for x in items]
+            spec[k] = nums if k != 'flags' else nums[0]
     if 'args' not in spec:
         die("--launch needs args=")
     return spec
@@ -578,7 +602,7 @@ def main():
                          'or two options)')
     ap.add_argument('--entry', required=True, help='the entry point (kernel name, or name$rounded)')
     ap.add_argument('--launch', action='append', required=True,
-                    help='"args=M,N,... [grid=X,Y,Z] [flags=F] [blocks=B]": the declared integer parameters, '
+                    help='"args=M,N,... [grid=X,Y,Z] [flags=F] [blocks=B]": the declared scalar parameters, '
                          'a persistent kernel\'s programs, the hidden flags (default: every tensor map '
                          'encoded), the blocks (x[,y], default 1), each traced thread by thread; '
                          'several --launch: one build, several runs')
