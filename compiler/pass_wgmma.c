@@ -326,10 +326,11 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     return stages;
 }
 
-/* --remarks: loops with a dot nested inside another loop (the pipeline
- * takes a kernel's top-level loop only), each said once with the outermost
- * loop around it */
-static void remark_nested(const TirModule *m, const TirBlock *b, uint32_t outer, Diag *d)
+/* --remarks for the loops with a dot that the pipeline cannot take: with
+ * why, every one (no pipeline at all: sm_80, -fno-wgmma); without, those
+ * nested inside another loop (the pipeline takes a kernel's top-level loop
+ * only), each said with the outermost loop around it */
+static void remark_loops(const TirModule *m, const TirBlock *b, uint32_t outer, const char *why, Diag *d)
 {
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
@@ -339,17 +340,24 @@ static void remark_nested(const TirModule *m, const TirBlock *b, uint32_t outer,
         int has_dot = 0;
         for (uint32_t l = 0; l < body->ninsts && !has_dot; l++)
             has_dot = m->insts[m->pool[body->insts + l]].op == OP_DOT;
-        if (outer && has_dot)
+        if (has_dot && why)
+            diag_remark(d, in->loc, "loop left to the generic lowering: %s", why);
+        else if (has_dot && outer)
             diag_remark(d, in->loc, "loop left to the generic lowering: it is inside the loop at line %u, and the "
                                     "pipeline takes a loop of the kernel's body only", m->insts[outer].loc.line);
-        remark_nested(m, body, outer ? outer : m->pool[b->insts + j], d);
+        remark_loops(m, body, outer ? outer : m->pool[b->insts + j], why, d);
     }
 }
 
 int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
 {
-    if (o->arch != ARCH_SM90A || !o->wgmma)
+    if (o->arch != ARCH_SM90A || !o->wgmma) {
+        const char *why = o->arch != ARCH_SM90A ? "the wgmma pipeline is sm_90a's (mma.sync here)"
+                                                : "-fno-wgmma (mma.sync here)";
+        for (uint32_t ki = 0; o->remarks && ki < m->nkernels; ki++)
+            remark_loops(m, &m->blocks[m->kernels[ki].body], 0, why, d);
         return 0;
+    }
     for (uint32_t ki = 0; ki < m->nkernels; ki++) {
         const TirKernel *k = &m->kernels[ki];
         const TirBlock *b = &m->blocks[k->body];
@@ -381,8 +389,12 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                 break;
             }
         }
+        for (uint32_t j = 0; o->remarks && j < b->ninsts; j++)
+            if (m->insts[m->pool[b->insts + j]].op == OP_DOT)
+                diag_remark(d, m->insts[m->pool[b->insts + j]].loc,
+                            "dot outside a loop: the generic lowering (the wgmma pipeline takes a GEMM loop)");
         if (o->remarks)
-            remark_nested(m, b, 0, d);
+            remark_loops(m, b, 0, NULL, d);
     }
     return 0;
 }

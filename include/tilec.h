@@ -5,9 +5,12 @@
  * string options (the same names as the `tilec` command's flags), read the
  * log / PTX / tile IR / LLVM IR, load it on a device, launch its kernels,
  * destroy everything explicitly. Every call returns a tilecResult; failures
- * leave a readable explanation in the program's or runtime's log. Nothing in
- * the library calls exit(), and separate programs may be compiled from
- * separate threads at once.
+ * leave a readable explanation in the program's or runtime's log (a NULL
+ * argument too, where there is a runtime to hold it). Nothing in the library
+ * calls exit(), separate programs may be compiled from separate threads at
+ * once, and a runtime (with its modules, memory and events) may be used from
+ * several threads at once. The Destroy and Unload calls set the handle to
+ * NULL; called again on it they return TILEC_ERROR_INVALID_ARGUMENT.
  *
  * The CUDA driver (libcuda.so.1) is loaded on first use of a runtime call;
  * without it, runtime calls return TILEC_ERROR_NO_DRIVER and compiling still
@@ -65,7 +68,8 @@ TILEC_API tilecResult tilecCreateProgram(tilecProgram *prog, const char *src, si
  * says which wgmma pipeline each kernel's GEMM loop took, or why none). */
 TILEC_API tilecResult tilecCompileProgram(tilecProgram prog, int nopts, const char *const *opts);
 /* The log: diagnostics, warnings, notes and remarks of the last compile; never NULL
- * for a valid program. Valid until the next compile or destroy. */
+ * for a valid program. Valid until the next compile or destroy, as every
+ * pointer a program gives (PTX, stages, tilecKernelInfo.name). */
 TILEC_API tilecResult tilecGetProgramLog(tilecProgram prog, const char **log);
 /* size (may be NULL) excludes the terminating NUL. */
 TILEC_API tilecResult tilecGetPTX(tilecProgram prog, const char **ptx, size_t *size);
@@ -112,17 +116,24 @@ TILEC_API tilecResult tilecRuntimeDeviceName(tilecRuntime rt, const char **name)
 TILEC_API tilecResult tilecRuntimeComputeCapability(tilecRuntime rt, int *major, int *minor);
 TILEC_API tilecResult tilecRuntimeDestroy(tilecRuntime *rt);
 
-/* Loads a compiled program (through the kernel cache). */
+/* Loads a compiled program (through the kernel cache). The program may be
+ * destroyed afterwards: the module keeps what it needs. */
 TILEC_API tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod);
 /* Compiles (or finds in the cache) and loads source in one step. On its own
  * account it adds -fwgmma-tma-only (kernels without copies of their own
  * where their tiles are provably aligned: a smaller compile) and compiles
  * the kernel as asked for at the first launch that needs it (docs/TIR.md,
- * "The JIT's default"; TILEC_JIT_TMA_ONLY=0: never). */
+ * "The JIT's default"; TILEC_JIT_TMA_ONLY=0: never). The compile's warnings
+ * and --remarks are notes in the runtime's log (none when the kernel comes
+ * from the cache: nothing is compiled). */
 TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, const char *name,
                                             int nopts, const char *const *opts, tilecModule *mod);
 /* args[i] points to the value of parameter i (a tilecDevicePtr for ptr<...>,
- * an int32_t / int64_t / float for scalars). grid NULL = the kernel's grid(...).
+ * an int32_t / int64_t / float for scalars): as with cuLaunchKernel, args
+ * must hold one pointer for each declared parameter (a NULL one is refused;
+ * the values' types cannot be checked). grid NULL = the kernel's grid(...);
+ * one program a block, CUDA's limits apply (x up to 2^31 - 1, y and z up to
+ * 65535); a persistent kernel takes any grid of up to 2^31 - 1 programs.
  * An sm_90a kernel with a wgmma GEMM loop may take TMA tensor maps in
  * hidden parameters after its declared ones (the default; -fno-wgmma-tma:
  * none): tilecLaunch encodes and adds them from args (docs/TIR.md, "Kernel
@@ -136,7 +147,10 @@ TILEC_API tilecResult tilecLaunch(tilecModule mod, const char *kernel, const uns
                                   tilecStream stream, void **args);
 TILEC_API tilecResult tilecModuleUnload(tilecModule *mod);
 
-/* Device memory and streams, so that embedders need no CUDA runtime. */
+/* Device memory, so that embedders need no CUDA runtime. It belongs to the
+ * runtime's device context: free it before destroying the runtime (what is
+ * left goes with the context, once the runtime's last module and event are
+ * gone and no one else holds the device's primary context). */
 TILEC_API tilecResult tilecMalloc(tilecRuntime rt, tilecDevicePtr *p, size_t bytes);
 TILEC_API tilecResult tilecFree(tilecRuntime rt, tilecDevicePtr p);
 TILEC_API tilecResult tilecMemcpyHtoD(tilecRuntime rt, tilecDevicePtr dst, const void *src, size_t bytes);
@@ -149,8 +163,9 @@ TILEC_API tilecResult tilecSynchronize(tilecRuntime rt);
  * alive, like a module. tilecEventElapsed waits until `end` has completed,
  * then gives the milliseconds between the two records (resolution about
  * half a microsecond); both events must belong to runtimes on one device and
- * have been recorded, start first (else TILEC_ERROR_INVALID_STATE). Errors
- * are explained in the runtime's log. */
+ * have been recorded, start first in the order of the tilecEventRecord
+ * calls (else TILEC_ERROR_INVALID_STATE). Errors are explained in the
+ * runtime's log. */
 typedef struct tilecEvent_st *tilecEvent;
 TILEC_API tilecResult tilecEventCreate(tilecRuntime rt, tilecEvent *ev);
 TILEC_API tilecResult tilecEventRecord(tilecEvent ev, tilecStream stream);
@@ -184,6 +199,7 @@ typedef struct {
  * device: in the runtime and in the disk cache (<cache dir>/<hash>.tune),
  * so a later call, in this process or another, loads the choice without
  * timing. TILEC_TUNE_VERBOSE=1 prints each configuration's time to stderr. */
+/* args as tilecLaunch's (not NULL). */
 TILEC_API tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfig *cfgs, unsigned n,
                                     const char *kernel, void **args, unsigned *best, tilecModule *mod);
 

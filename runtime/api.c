@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,19 @@ static tilecResult rt_fail(tilecRuntime rt, tilecResult t, StrBuf *msg)
     pthread_mutex_unlock(&rt->mu);
     sb_free(msg);
     return t;
+}
+
+/* A NULL or bad argument of call: said in rt's log (a failing call replaces
+ * it) where there is a working runtime to hold it; a failed runtime keeps
+ * the explanation of its failure. */
+tilecResult tc_runtime_bad_arg(tilecRuntime rt, const char *call, const char *what)
+{
+    if (!rt || rt->dead)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    StrBuf msg;
+    sb_init(&msg);
+    sb_printf(&msg, "%s: %s\n", call, what);
+    return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
 }
 
 /* The end of a call: failures replace the log, notes are appended. */
@@ -375,7 +389,7 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
 tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log)
 {
     if (!rt || !log)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecRuntimeGetLog", "log is NULL");
     pthread_mutex_lock(&rt->mu);
     *log = rt->log.data ? rt->log.data : "";
     pthread_mutex_unlock(&rt->mu);
@@ -385,7 +399,7 @@ tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log)
 tilecResult tilecRuntimeDeviceName(tilecRuntime rt, const char **name)
 {
     if (!rt || !name)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecRuntimeDeviceName", "name is NULL");
     if (rt->dead)
         return rt->dead;
     *name = rt->label;
@@ -395,7 +409,7 @@ tilecResult tilecRuntimeDeviceName(tilecRuntime rt, const char **name)
 tilecResult tilecRuntimeComputeCapability(tilecRuntime rt, int *major, int *minor)
 {
     if (!rt || !major || !minor)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecRuntimeComputeCapability", "major or minor is NULL");
     if (rt->dead)
         return rt->dead;
     *major = rt->dev.cc_major;
@@ -598,7 +612,7 @@ static void program_key(tilecRuntime rt, const char *src, size_t len, const char
 tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod)
 {
     if (!rt || !prog || !mod)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecModuleLoad", !prog ? "the program is NULL" : "mod is NULL");
     *mod = NULL;
     if (rt->dead)
         return rt->dead;
@@ -625,7 +639,7 @@ static tilecResult load_source(tilecRuntime rt, const char *src, size_t len, con
                                const char *const *opts, tilecModule *mod, StrBuf *msg)
 {
     if (!rt || !mod || (!src && len))
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecModuleLoadSource", !mod ? "mod is NULL" : "src is NULL (and len is not 0)");
     *mod = NULL;
     if (rt->dead)
         return rt->dead;
@@ -651,6 +665,8 @@ static tilecResult load_source(tilecRuntime rt, const char *src, size_t len, con
         if (t == TILEC_SUCCESS && (t = tc_compile_program(p, nopts, opts, 0)) != TILEC_SUCCESS)
             sb_printf(msg, "%s: compilation failed (%s)\n%s", name ? name : "<input>", tilecGetErrorString(t),
                       p->log);
+        if (t == TILEC_SUCCESS && p->log[0]) /* warnings, --remarks: notes of the load (not for a cached one) */
+            sb_printf(msg, "%s", p->log);
         if (t == TILEC_SUCCESS)
             t = load_built(rt, &key, p->res.ptx, p->res.kernels, p->res.nkernels, name, mod, msg);
         if (p)
@@ -738,7 +754,7 @@ tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, 
                                   const char *const *opts, tilecModule *mod)
 {
     if (!rt || !mod || (!src && len))
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecModuleLoadSource", !mod ? "mod is NULL" : "src is NULL (and len is not 0)");
     if (rt->dead) {
         *mod = NULL;
         return rt->dead;
@@ -752,7 +768,7 @@ tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, size_t len, 
 tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid[3], tilecStream stream, void **args)
 {
     if (!mod || !kernel)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(mod ? mod->rt : NULL, "tilecLaunch", "the kernel's name is NULL");
     tilecRuntime rt = mod->rt;
     if (kernel[0] == '@')
         kernel++;
@@ -798,6 +814,11 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                       k->name, g[0], g[1], g[2]);
             return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
         }
+    } else if (g[0] > INT32_MAX || g[1] > 65535 || g[2] > 65535) { /* one program a block: CUDA's grid */
+        sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): a block a program, so CUDA's limits apply: x at most "
+                  "2^31 - 1, y and z at most 65535 (a persistent kernel, -fpersistent, takes any grid of up to "
+                  "2^31 - 1 programs)\n", k->name, g[0], g[1], g[2]);
+        return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
     }
     if (mod->too_much_shared[i]) {
         sb_printf(&msg, "tilecLaunch @%s: the kernel needs %u bytes of shared memory; %s allows %d per block\n",
@@ -967,7 +988,7 @@ static tilecResult mem_alloc(tilecRuntime rt, uint64_t *p, size_t bytes, StrBuf 
 tilecResult tilecMalloc(tilecRuntime rt, tilecDevicePtr *p, size_t bytes)
 {
     if (!rt || !p)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecMalloc", "p is NULL");
     *p = 0;
     if (bytes == 0) {
         StrBuf msg;
@@ -987,19 +1008,22 @@ tilecResult tilecFree(tilecRuntime rt, tilecDevicePtr p)
     IN_CONTEXT(rt, cu_mem_free(p, msg));
 }
 
+#define COPY_CALL "tilecMemcpyHtoD"
 tilecResult tilecMemcpyHtoD(tilecRuntime rt, tilecDevicePtr dst, const void *src, size_t bytes)
 {
     if (!rt || (bytes && (!dst || !src)))
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, COPY_CALL, "dst or src is NULL (and bytes is not 0)");
     if (!bytes)
         return TILEC_SUCCESS;
     IN_CONTEXT(rt, cu_memcpy_htod(dst, src, bytes, msg));
 }
 
+#undef COPY_CALL
+#define COPY_CALL "tilecMemcpyDtoH"
 tilecResult tilecMemcpyDtoH(tilecRuntime rt, void *dst, tilecDevicePtr src, size_t bytes)
 {
     if (!rt || (bytes && (!dst || !src)))
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, COPY_CALL, "dst or src is NULL (and bytes is not 0)");
     if (!bytes)
         return TILEC_SUCCESS;
     IN_CONTEXT(rt, cu_memcpy_dtoh(dst, src, bytes, msg));
@@ -1008,7 +1032,7 @@ tilecResult tilecMemcpyDtoH(tilecRuntime rt, void *dst, tilecDevicePtr src, size
 tilecResult tilecMemsetD8(tilecRuntime rt, tilecDevicePtr dst, unsigned char value, size_t bytes)
 {
     if (!rt || (bytes && !dst))
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecMemsetD8", "dst is NULL (and bytes is not 0)");
     if (!bytes)
         return TILEC_SUCCESS;
     IN_CONTEXT(rt, cu_memset_d8(dst, value, bytes, msg));
@@ -1026,12 +1050,16 @@ tilecResult tilecSynchronize(tilecRuntime rt)
 struct tilecEvent_st {
     tilecRuntime rt; /* holds a reference, like a module */
     void *cuev;
+    uint64_t recorded; /* 0: never; else its last record's place among all records (record_count) */
 };
+
+/* every successful tilecEventRecord's number, in the order they were made */
+static _Atomic uint64_t record_count;
 
 tilecResult tilecEventCreate(tilecRuntime rt, tilecEvent *ev)
 {
     if (!rt || !ev)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(rt, "tilecEventCreate", "ev is NULL");
     *ev = NULL;
     if (rt->dead)
         return rt->dead;
@@ -1057,18 +1085,37 @@ tilecResult tilecEventCreate(tilecRuntime rt, tilecEvent *ev)
     return rt_done(rt, t, &msg);
 }
 
+static tilecResult event_record(tilecEvent ev, tilecStream stream, StrBuf *msg)
+{
+    tilecResult t = cu_event_record(ev->cuev, (void *)stream, msg);
+    if (t == TILEC_SUCCESS)
+        ev->recorded = ++record_count;
+    return t;
+}
+
 tilecResult tilecEventRecord(tilecEvent ev, tilecStream stream)
 {
     if (!ev)
         return TILEC_ERROR_INVALID_ARGUMENT;
-    IN_CONTEXT(ev->rt, cu_event_record(ev->cuev, (void *)stream, msg));
+    IN_CONTEXT(ev->rt, event_record(ev, stream, msg));
 }
 
 tilecResult tilecEventElapsed(tilecEvent start, tilecEvent end, float *ms)
 {
     if (!start || !end || !ms)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+        return tc_runtime_bad_arg(end ? end->rt : start ? start->rt : NULL, "tilecEventElapsed",
+                                  !ms ? "ms is NULL" : "an event is NULL");
     *ms = 0;
+    if (!start->recorded || !end->recorded || start->recorded > end->recorded) {
+        StrBuf msg;
+        sb_init(&msg);
+        sb_printf(&msg, "tilecEventElapsed: %s\n",
+                  !start->recorded && !end->recorded ? "neither event has been recorded"
+                  : !start->recorded                 ? "the start event has not been recorded"
+                  : !end->recorded                   ? "the end event has not been recorded"
+                                                     : "the end event was recorded before the start event");
+        return rt_fail(end->rt, TILEC_ERROR_INVALID_STATE, &msg);
+    }
     if (start->rt->dev.ordinal != end->rt->dev.ordinal) {
         StrBuf msg;
         sb_init(&msg);

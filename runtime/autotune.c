@@ -214,15 +214,21 @@ static float time_config(tilecRuntime rt, tilecModule mod, const char *kernel, c
 tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfig *cfgs, unsigned n,
                           const char *kernel, void **args, unsigned *best, tilecModule *mod)
 {
-    if (!rt || !key || !cfgs || !n || !kernel || !best || !mod)
-        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!rt || !key || !cfgs || !n || !kernel || !args || !best || !mod)
+        return tc_runtime_bad_arg(rt, "tilecAutotune",
+                                  !key ? "key is NULL" : !cfgs || !n ? "no configurations" : !kernel ? "kernel is NULL"
+                                  : !args                            ? "args is NULL"
+                                                                     : "best or mod is NULL");
     *mod = NULL;
     for (unsigned c = 0; c < n; c++) {
-        if (!cfgs[c].src || (cfgs[c].nopts && !cfgs[c].opts) || cfgs[c].nopts < 0)
-            return TILEC_ERROR_INVALID_ARGUMENT;
-        for (int o = 0; o < cfgs[c].nopts; o++)
-            if (!cfgs[c].opts[o])
-                return TILEC_ERROR_INVALID_ARGUMENT;
+        int bad = !cfgs[c].src || (cfgs[c].nopts && !cfgs[c].opts) || cfgs[c].nopts < 0;
+        for (int o = 0; !bad && o < cfgs[c].nopts; o++)
+            bad = !cfgs[c].opts[o];
+        if (bad) {
+            char what[96];
+            snprintf(what, sizeof what, "configuration %u has no source, or a NULL option", c);
+            return tc_runtime_bad_arg(rt, "tilecAutotune", what);
+        }
     }
     if (tc_runtime_dead(rt))
         return tc_runtime_dead(rt);

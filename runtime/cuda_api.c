@@ -135,7 +135,11 @@ static tilecResult classify(CUresult r, tilecResult dflt)
     case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
         return TILEC_ERROR_LAUNCH;
     case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_DEVICE_UNAVAILABLE:
         return TILEC_ERROR_NO_DEVICE;
+    case CUDA_ERROR_STUB_LIBRARY:
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+        return TILEC_ERROR_NO_DRIVER;
     case CUDA_ERROR_INVALID_PTX:
     case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
     case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
@@ -214,6 +218,12 @@ static void load_driver(void)
         load_result = fail(&b, "cuInit", r, TILEC_ERROR_CUDA);
         if (r == CUDA_ERROR_NO_DEVICE)
             sb_puts(&b, "note: the NVIDIA driver is installed but reports no usable GPU\n");
+        else if (r == CUDA_ERROR_DEVICE_UNAVAILABLE)
+            sb_puts(&b, "note: the GPUs are busy or unavailable (another process in exclusive mode?)\n");
+        else if (r == CUDA_ERROR_STUB_LIBRARY)
+            sb_puts(&b, "note: the libcuda.so.1 found is the CUDA toolkit's stub, not a driver\n");
+        else if (r == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
+            sb_puts(&b, "note: the driver does not match this system or is too old\n");
         snprintf(load_msg, sizeof load_msg, "%s", b.data ? b.data : "cuInit failed");
         sb_free(&b);
         /* keep the message one unit: no trailing newline inside load_msg */

@@ -32,6 +32,9 @@ tilecResult tc_parse_options(int nopts, const char *const *opts, TcOptions *o, S
  * stages in p. */
 tilecResult tc_compile_program(tilecProgram p, int nopts, const char *const *opts, int keep_llvm);
 
+/* A NULL or bad argument of call ("tilecX"): INVALID_ARGUMENT, with what
+ * in rt's log where rt works (a failed runtime keeps its own explanation). */
+tilecResult tc_runtime_bad_arg(tilecRuntime rt, const char *call, const char *what);
 /* The error the runtime was created with, TILEC_SUCCESS if it works. */
 tilecResult tc_runtime_dead(tilecRuntime rt);
 /* The end of a call on rt: a failure replaces the log with msg, notes of a

@@ -552,6 +552,74 @@ END_TEST
 
 /* A driver that reports no GPU: the runtime handle holds the reason
  * (its own process: the driver is initialized once per process). */
+/* a failing call replaces the log, a NULL argument's too: the log never
+ * blames an earlier call */
+static void log_says(const char *what)
+{
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_msg(strstr(log, what) != NULL, "log '%s' does not say '%s'", log, what);
+}
+
+START_TEST(bad_arguments_are_logged)
+{
+    tilecDevicePtr d = 0;
+    ck_assert_int_eq(tilecMalloc(rt, &d, 0), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("tilecMalloc");
+    tilecModule m = NULL;
+    ck_assert_int_eq(tilecModuleLoad(rt, NULL, &m), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("tilecModuleLoad: the program is NULL");
+    ck_assert_int_eq(tilecMemcpyHtoD(rt, 0, NULL, 8), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("tilecMemcpyHtoD: dst or src is NULL");
+    ck_assert_int_eq(tilecModuleLoadSource(rt, NULL, 5, NULL, 0, NULL, &m), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("tilecModuleLoadSource: src is NULL");
+    unsigned best = 0;
+    tilecTuneConfig cfg = {.src = GEMM, .len = strlen(GEMM), .grid = {1, 1, 1}};
+    ck_assert_int_eq(tilecAutotune(rt, "k", &cfg, 1, "gemm", NULL, &best, &m), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("tilecAutotune: args is NULL");
+    ck_assert_int_eq(fake->launches, 0); /* rejected before anything was compiled or run */
+    /* one program a block: CUDA's grid limits, said before the driver's error */
+    m = load("-fno-persistent");
+    ck_assert_int_eq(tilecMalloc(rt, &d, 1 << 16), TILEC_SUCCESS);
+    int32_t M = 64, N = 64, K = 64;
+    void *args[] = {&d, &d, &d, &M, &N, &K, &K, &N, &N};
+    const unsigned tall[3] = {1, 70000, 1}, wide[3] = {1u << 31, 1, 1}, ok[3] = {1, 65535, 1};
+    ck_assert_int_eq(tilecLaunch(m, "mm", tall, NULL, args), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("y and z at most 65535");
+    ck_assert_int_eq(tilecLaunch(m, "mm", wide, NULL, args), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("x at most 2^31 - 1");
+    ck_assert_int_eq(tilecLaunch(m, "mm", ok, NULL, args), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecFree(rt, d), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+}
+END_TEST
+
+/* tilecEventElapsed: both recorded, start first (INVALID_STATE otherwise,
+ * whatever the driver would say) */
+START_TEST(event_order_is_checked)
+{
+    tilecEvent a = NULL, b = NULL;
+    ck_assert_int_eq(tilecEventCreate(rt, &a), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecEventCreate(rt, &b), TILEC_SUCCESS);
+    float ms = -1;
+    ck_assert_int_eq(tilecEventElapsed(a, b, &ms), TILEC_ERROR_INVALID_STATE);
+    log_says("neither event has been recorded");
+    ck_assert_int_eq(tilecEventRecord(b, NULL), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecEventElapsed(a, b, &ms), TILEC_ERROR_INVALID_STATE);
+    log_says("the start event has not been recorded");
+    ck_assert_int_eq(tilecEventRecord(a, NULL), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecEventElapsed(a, b, &ms), TILEC_ERROR_INVALID_STATE);
+    log_says("the end event was recorded before the start event");
+    ck_assert_int_eq(tilecEventRecord(b, NULL), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecEventElapsed(a, b, &ms), TILEC_SUCCESS);
+    ck_assert(ms >= 0);
+    ck_assert_int_eq(tilecEventElapsed(a, b, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("tilecEventElapsed: ms is NULL");
+    ck_assert_int_eq(tilecEventDestroy(&a), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecEventDestroy(&b), TILEC_SUCCESS);
+}
+END_TEST
+
 START_TEST(no_device)
 {
     const char *fork = getenv("CK_FORK");
@@ -578,6 +646,31 @@ START_TEST(no_device)
 }
 END_TEST
 
+/* the toolkit's stub libcuda.so.1 (cuInit: CUDA_ERROR_STUB_LIBRARY) is no
+ * driver, as embed.c's skip path expects */
+START_TEST(stub_driver)
+{
+    const char *fork = getenv("CK_FORK");
+    if (fork && !strcmp(fork, "no"))
+        return; /* the driver was initialized by an earlier test in this process */
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    ck_assert_ptr_nonnull(lib);
+    FakeCudaFailFn order = (FakeCudaFailFn)(uintptr_t)dlsym(lib, "fake_cuda_fail");
+    ck_assert_ptr_nonnull(order);
+    order("cuInit", 34, -1); /* CUDA_ERROR_STUB_LIBRARY */
+    tilecRuntime r = NULL;
+    tilecResult t = tilecRuntimeCreate(&r, 0);
+    const char *log = "";
+    tilecRuntimeGetLog(r, &log);
+    ck_assert_msg(t == TILEC_ERROR_NO_DRIVER, "%s: %s", tilecGetErrorString(t), log);
+    ck_assert_msg(strstr(log, "cuInit: CUDA_ERROR_STUB_LIBRARY") && strstr(log, "the CUDA toolkit's stub"), "log: %s",
+                  log);
+    ck_assert_int_eq(tilecRuntimeDestroy(&r), TILEC_SUCCESS);
+    order("", 0, 0);
+    dlclose(lib);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fake_driver");
@@ -596,9 +689,12 @@ int main(void)
     tcase_add_test(tc, jit_error_is_named);
     tcase_add_test(tc, launch_and_memory_errors_are_named);
     tcase_add_test(tc, refused_cache_entry_is_rebuilt);
+    tcase_add_test(tc, bad_arguments_are_logged);
+    tcase_add_test(tc, event_order_is_checked);
     suite_add_tcase(s, tc);
     TCase *alone = tcase_create("fresh_process");
     tcase_add_test(alone, no_device);
+    tcase_add_test(alone, stub_driver);
     suite_add_tcase(s, alone);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
