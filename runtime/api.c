@@ -1008,22 +1008,19 @@ tilecResult tilecFree(tilecRuntime rt, tilecDevicePtr p)
     IN_CONTEXT(rt, cu_mem_free(p, msg));
 }
 
-#define COPY_CALL "tilecMemcpyHtoD"
 tilecResult tilecMemcpyHtoD(tilecRuntime rt, tilecDevicePtr dst, const void *src, size_t bytes)
 {
     if (!rt || (bytes && (!dst || !src)))
-        return tc_runtime_bad_arg(rt, COPY_CALL, "dst or src is NULL (and bytes is not 0)");
+        return tc_runtime_bad_arg(rt, "tilecMemcpyHtoD", "dst or src is NULL (and bytes is not 0)");
     if (!bytes)
         return TILEC_SUCCESS;
     IN_CONTEXT(rt, cu_memcpy_htod(dst, src, bytes, msg));
 }
 
-#undef COPY_CALL
-#define COPY_CALL "tilecMemcpyDtoH"
 tilecResult tilecMemcpyDtoH(tilecRuntime rt, void *dst, tilecDevicePtr src, size_t bytes)
 {
     if (!rt || (bytes && (!dst || !src)))
-        return tc_runtime_bad_arg(rt, COPY_CALL, "dst or src is NULL (and bytes is not 0)");
+        return tc_runtime_bad_arg(rt, "tilecMemcpyDtoH", "dst or src is NULL (and bytes is not 0)");
     if (!bytes)
         return TILEC_SUCCESS;
     IN_CONTEXT(rt, cu_memcpy_dtoh(dst, src, bytes, msg));
@@ -1050,7 +1047,7 @@ tilecResult tilecSynchronize(tilecRuntime rt)
 struct tilecEvent_st {
     tilecRuntime rt; /* holds a reference, like a module */
     void *cuev;
-    uint64_t recorded; /* 0: never; else its last record's place among all records (record_count) */
+    _Atomic uint64_t recorded; /* 0: never; else its last record's place among all records (record_count) */
 };
 
 /* every successful tilecEventRecord's number, in the order they were made */
