@@ -2,7 +2,8 @@
  * tilec: embed the tile-kernel compiler and its CUDA runtime.
  *
  * Shaped like NVRTC: create a program from .tir source, compile it with
- * string options (the same names as the `tilec` command's flags), read the
+ * string options (the `tilec` command's compile flags, same names; not its
+ * -o, --emit, --time, --help), read the
  * log / PTX / tile IR / LLVM IR, load it on a device, launch its kernels,
  * destroy everything explicitly. Every call returns a tilecResult; failures
  * leave a readable explanation in the program's or runtime's log (a NULL
@@ -63,9 +64,11 @@ typedef struct tilecProgram_st *tilecProgram;
 /* src need not be NUL-terminated; name is used in diagnostics (may be NULL). */
 TILEC_API tilecResult tilecCreateProgram(tilecProgram *prog, const char *src, size_t len, const char *name);
 /* Options: "--arch=sm_80|sm_90a", "--precision=ieee|tf32-trunc|tf32-rna|tf32-rne|3xtf32",
- * "-O0".."-O3", "--dump-after=all|PASS" (tile IR after each pass, see
- * tilecGetStage), "--no-verify", "-g0" (no line info), "--remarks" (the log
- * says which wgmma pipeline each kernel's GEMM loop took, or why none). */
+ * "-O0".."-O3", "--dump-after=all|PASS[,PASS...]" (tile IR after those passes,
+ * see tilecGetStage), "--no-verify", "-g" / "-g0" (line info or none),
+ * "--remarks" (the log says which wgmma pipeline each kernel's GEMM loop
+ * took, or why none), "-DNAME=VALUE" ($NAME in the source), "--stages=N",
+ * "--jobs=N", and the -f / -fno- flags `tilec --help` lists. */
 TILEC_API tilecResult tilecCompileProgram(tilecProgram prog, int nopts, const char *const *opts);
 /* The log: diagnostics, warnings, notes and remarks of the last compile; never NULL
  * for a valid program. Valid until the next compile or destroy, as every

@@ -38,8 +38,9 @@ static const char usage[] =
     "  -fprefetch           issue loop loads one iteration ahead (pass_prefetch)\n"
     "  -fno-wgmma           sm_90a: no warp-specialized wgmma pipeline for GEMM\n"
     "                       loops (they take the mma.sync lowering)\n"
-    "  -fwgmma-hoist        experimental, not yet measured: the wgmma producer's\n"
-    "                       address terms computed once, outside the K loop, and\n"
+    "  -fwgmma-hoist        experimental, not yet measured, the older pipeline\n"
+    "                       (-fno-wgmma-swapped) only: its producers' address\n"
+    "                       terms computed once, outside the K loop, and\n"
     "                       unchecked 4-byte copies for tiles inside the matrix\n"
     "                       whose rows are not 16-byte aligned\n"
     "  -fno-wgmma-swapped   sm_90a: the older pipeline (B transposed by the\n"
@@ -74,7 +75,9 @@ static const char usage[] =
     "                       f16/bf16 (not at 128x256 with 8 warps; +40% at odd\n"
     "                       strides, -3% aligned at 128x128 on the H200; its\n"
     "                       gpu_test_gemm run has not reached the f16/bf16 cases)\n"
-    "  -fno-wgmma-tma       sm_90a: no TMA copies and no hidden parameters (default:\n"
+    "  -fno-wgmma-tma       sm_90a: no TMA copies and no tensor-map parameters (a\n"
+    "                       persistent kernel still takes its grid in three: add\n"
+    "                       -fno-persistent for none) (default:\n"
     "                       the pipelines copy A and B with TMA through tensor\n"
     "                       maps in hidden kernel parameters after the declared\n"
     "                       ones: docs/TIR.md; tilecLaunch passes them; zero maps\n"
@@ -115,7 +118,8 @@ static const char usage[] =
     "                       (still one kernel, no call; -30% compile time on two\n"
     "                       CPUs where the kernel has copies of its own)\n"
     "  -DNAME=VALUE         define $NAME (or ${NAME}) in the source as the integer\n"
-    "                       VALUE, e.g. tile<${BM}x32xf32> with -DBM=128\n"
+    "                       VALUE, e.g. tile<${BM}x32xf32> with -DBM=128 (a name\n"
+    "                       given twice takes its last value)\n"
     "  --stages=N           wgmma pipeline stages, 2..8 (default: as many as\n"
     "                       fit in shared memory, at most 4; 6 for f16/bf16)\n"
     "  --jobs=N             compile up to N entry points at once, on threads (default\n"
@@ -126,7 +130,7 @@ static const char usage[] =
     "  --remarks            say on standard error which wgmma pipeline each kernel's\n"
     "                       GEMM loop took (precision, stages), or why it stays with\n"
     "                       the generic lowering\n"
-    "  --help, --version\n";
+    "  -h, --help, --version\n";
 
 static char *read_all(FILE *f, size_t *len)
 {
