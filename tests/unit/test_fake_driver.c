@@ -620,7 +620,9 @@ START_TEST(event_order_is_checked)
 }
 END_TEST
 
-START_TEST(no_device)
+/* A fresh process whose cuInit fails with code: tilecRuntimeCreate gives
+ * want, and its log names the error and says what it means (note). */
+static void cuinit_fails(int code, const char *name, tilecResult want, const char *note)
 {
     const char *fork = getenv("CK_FORK");
     if (fork && !strcmp(fork, "no"))
@@ -629,45 +631,31 @@ START_TEST(no_device)
     ck_assert_ptr_nonnull(lib);
     FakeCudaFailFn order = (FakeCudaFailFn)(uintptr_t)dlsym(lib, "fake_cuda_fail");
     ck_assert_ptr_nonnull(order);
-    order("cuInit", 100, -1); /* CUDA_ERROR_NO_DEVICE */
+    order("cuInit", code, -1);
     tilecRuntime r = NULL;
     tilecResult t = tilecRuntimeCreate(&r, 0);
     const char *log = "";
     tilecRuntimeGetLog(r, &log);
-    ck_assert_msg(t == TILEC_ERROR_NO_DEVICE, "%s: %s", tilecGetErrorString(t), log);
-    ck_assert_msg(strstr(log, "cuInit: CUDA_ERROR_NO_DEVICE") &&
-                      strstr(log, "the NVIDIA driver is installed but reports no usable GPU"),
-                  "log: %s", log);
-    tilecModule m = NULL;
-    ck_assert_int_eq(tilecModuleLoadSource(r, GEMM, strlen(GEMM), "gemm.tir", 0, NULL, &m), TILEC_ERROR_NO_DEVICE);
+    ck_assert_msg(t == want, "%s: %s", tilecGetErrorString(t), log);
+    ck_assert_msg(strstr(log, name) && strstr(log, note), "log: %s", log);
+    tilecModule m = NULL; /* every call on it says the same */
+    ck_assert_int_eq(tilecModuleLoadSource(r, GEMM, strlen(GEMM), "gemm.tir", 0, NULL, &m), want);
     ck_assert_int_eq(tilecRuntimeDestroy(&r), TILEC_SUCCESS);
     order("", 0, 0);
     dlclose(lib);
 }
+
+START_TEST(no_device)
+{
+    cuinit_fails(100, "cuInit: CUDA_ERROR_NO_DEVICE", TILEC_ERROR_NO_DEVICE,
+                 "the NVIDIA driver is installed but reports no usable GPU");
+}
 END_TEST
 
-/* the toolkit's stub libcuda.so.1 (cuInit: CUDA_ERROR_STUB_LIBRARY) is no
- * driver, as embed.c's skip path expects */
+/* the toolkit's stub libcuda.so.1 is no driver, as embed.c's skip path expects */
 START_TEST(stub_driver)
 {
-    const char *fork = getenv("CK_FORK");
-    if (fork && !strcmp(fork, "no"))
-        return; /* the driver was initialized by an earlier test in this process */
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
-    ck_assert_ptr_nonnull(lib);
-    FakeCudaFailFn order = (FakeCudaFailFn)(uintptr_t)dlsym(lib, "fake_cuda_fail");
-    ck_assert_ptr_nonnull(order);
-    order("cuInit", 34, -1); /* CUDA_ERROR_STUB_LIBRARY */
-    tilecRuntime r = NULL;
-    tilecResult t = tilecRuntimeCreate(&r, 0);
-    const char *log = "";
-    tilecRuntimeGetLog(r, &log);
-    ck_assert_msg(t == TILEC_ERROR_NO_DRIVER, "%s: %s", tilecGetErrorString(t), log);
-    ck_assert_msg(strstr(log, "cuInit: CUDA_ERROR_STUB_LIBRARY") && strstr(log, "the CUDA toolkit's stub"), "log: %s",
-                  log);
-    ck_assert_int_eq(tilecRuntimeDestroy(&r), TILEC_SUCCESS);
-    order("", 0, 0);
-    dlclose(lib);
+    cuinit_fails(34, "cuInit: CUDA_ERROR_STUB_LIBRARY", TILEC_ERROR_NO_DRIVER, "the CUDA toolkit's stub");
 }
 END_TEST
 
