@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two tilec builds over the benchmark's kernels, without a GPU: for each
 # kernel (128x256 and 128x128 grouped, 128x128 2-D grid; f32 in every
-# precision, bf16), persistent by default and with -fno-persistent, and for
-# tf32-rna its $rounded entry too, scripts/hosttrace.py's verdict on three
+# precision, bf16), persistent by default and with -fno-persistent, and its
+# $rounded entry where it has one (tf32-rna), scripts/hosttrace.py's verdict on three
 # launches: aligned with tensor maps, aligned without (flags 0: the copy
 # loops), and an odd shape with odd row strides (edge tiles, checked stores).
 # "the same" on a line: every thread of every block did the same loads,
@@ -33,9 +33,10 @@ for f in $KERNELS; do
   for popt in $(kernel_runs $f); do
     p=${popt#--precision=}
     [ "$popt" = - ] && { popt=""; p=bf16; }
-    entries=gemm
-    [ "$p" = tf32-rna ] && entries='gemm gemm$rounded'
     for o in "" -fno-persistent; do
+      entries=gemm # and the entry for rounded views where the kernel has one
+      "$new" $popt $o "${extra[@]}" "$tmp/$f.tir" 2>/dev/null | grep -q '^\.visible \.entry gemm\$rounded(' &&
+        entries='gemm gemm$rounded'
       for e in $entries; do
         launches=()
         # aligned, five K steps (the 4-stage ring wraps), with and without
