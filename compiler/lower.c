@@ -480,13 +480,16 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
     L->persist = lw_persist_mode(L, k, launch);
-    uint64_t programs = (uint64_t)(k->grid[0] ? k->grid[0] : 1) * (k->grid[1] ? k->grid[1] : 1) *
-                        (k->grid[2] ? k->grid[2] : 1);
+    /* x * y first: under 2^64, and past INT32_MAX already too many (then
+     * times z cannot wrap either) */
+    uint64_t programs = (uint64_t)(k->grid[0] ? k->grid[0] : 1) * (k->grid[1] ? k->grid[1] : 1);
+    if (programs <= INT32_MAX)
+        programs *= k->grid[2] ? k->grid[2] : 1;
     if (L->persist && programs > INT32_MAX) /* its launch would be refused (tc_persist_blocks) */
         lw_error(L, k->loc,
-                 "@%s is persistent, and its grid attribute has %llu programs: a persistent launch takes at most "
-                 "2^31 - 1 (-fno-persistent, or a smaller grid)",
-                 tir_str(m, k->name), (unsigned long long)programs);
+                 "@%s is persistent, and its grid attribute has more than 2^31 - 1 programs, the most a "
+                 "persistent launch takes (-fno-persistent, or a smaller grid)",
+                 tir_str(m, k->name));
     L->cluster = 0;
     if (L->o->wgmma_cluster) {
         const char *why =

@@ -375,6 +375,17 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                                 p == PREC_DEFAULT ? "" : ", ", p == PREC_DEFAULT ? "" : tir_precision_name(p), stages);
                 else if (o->remarks)
                     diag_remark(d, m->insts[i].loc, "loop left to the generic lowering: %s", why);
+                for (uint32_t l = j + 1; o->remarks && l < b->ninsts; l++) { /* the kernel's later GEMM loops */
+                    const TirInst *later = &m->insts[m->pool[b->insts + l]];
+                    const TirBlock *body = later->op == OP_FOR ? &m->blocks[later->body] : NULL;
+                    for (uint32_t q = 0; body && q < body->ninsts; q++)
+                        if (m->insts[m->pool[body->insts + q]].op == OP_DOT) {
+                            diag_remark(d, later->loc, "loop left to the generic lowering: a kernel takes one "
+                                                       "pipeline, for its first loop (line %u)",
+                                        m->insts[i].loc.line);
+                            break;
+                        }
+                }
                 break; /* one pipeline per kernel */
             }
             if (!harmless_before_loop(&m->insts[i])) {

@@ -379,13 +379,20 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F) || (s[0] == 0xF0 && s[1] < 0x90) ||
         (s[0] == 0xF4 && s[1] > 0x8F)) /* overlong, surrogate, past U+10FFFF */
         return 0;
+    uint32_t cp = len == 2 ? (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F)
+                  : len == 3 ? (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F)
+                             : 0x10000;
+    if (cp < 0xA0 || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069)) /* C1 controls, zero-width and bidi controls: shown as '?' */
+        return 0;
     return len;
 }
 
 /* Appends the source line of loc and a caret under its column. Valid UTF-8
  * is shown as it is (the caret counts a character as one column), other
- * bytes that are not printable ASCII as '?', so the log stays valid text; a
- * CRLF line's CR is not shown. */
+ * bytes that are not printable ASCII as '?' (and control characters that
+ * UTF-8 can spell: C1, zero-width, bidi), so the log stays plain text; a
+ * line's closing CR is not shown. */
 static void diag_show_line(Diag *d, TirLoc loc)
 {
     if (!d->src || loc.line == 0)
@@ -399,7 +406,7 @@ static void diag_show_line(Diag *d, TirLoc loc)
     size_t end = i;
     while (end < d->srclen && d->src[end] != '\n' && end - i < 200)
         end++;
-    if (end > i && end < d->srclen && d->src[end - 1] == '\r')
+    if (end > i && d->src[end - 1] == '\r') /* CRLF, or a CR at the end of the file */
         end--;
     const unsigned char *u = (const unsigned char *)d->src;
     sb_puts(&d->log, "  ");
@@ -414,7 +421,7 @@ static void diag_show_line(Diag *d, TirLoc loc)
         sb_putn(&d->log, &ch, 1);
     }
     sb_puts(&d->log, "\n  ");
-    size_t stop = i + (loc.col < 200 ? loc.col : 200) - 1; /* the caret's byte */
+    size_t stop = i + (loc.col == 0 ? 1 : loc.col < 200 ? loc.col : 200) - 1; /* the caret's byte */
     for (size_t at = i; at < stop; at++) {
         size_t n = at < end && u[at] >= 0x80 ? utf8_len(u + at, end - at) : 0;
         if (n > 1 && at + n <= stop) /* one column for the character */

@@ -586,7 +586,7 @@ static int parse_op(P *p, const Tok *name)
         if (operand_start(p) && !parse_operands(p)) return 0;
     } else if (tir_ops[op].nargs != 0 && is(p, T_LPAREN)) {
         FAIL(here(p), "%s takes its operands without parentheses: '%%x = %s %%a%s'", opn, opn,
-             tir_ops[op].nargs > 1 ? ", %b" : "");
+             tir_ops[op].nargs > 2 ? ", %b, %c" : tir_ops[op].nargs > 1 ? ", %b" : "");
     } else if (tir_ops[op].nargs != 0 && operand_start(p) && !parse_operands(p)) {
         return 0;
     }

@@ -814,7 +814,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                       k->name, g[0], g[1], g[2]);
             return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
         }
-    } else if (g[0] > INT32_MAX || g[1] > 65535 || g[2] > 65535) { /* one program a block: CUDA's grid */
+    } else if (g[0] > (unsigned)INT32_MAX - (k->cluster > 1 ? k->cluster - 1u : 0u) || g[1] > 65535 || g[2] > 65535) {
+        /* one program a block: CUDA's grid (x rounded up to whole clusters below) */
         sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): a block a program, so CUDA's limits apply: x at most "
                   "2^31 - 1, y and z at most 65535 (a persistent kernel, -fpersistent, takes any grid of up to "
                   "2^31 - 1 programs)\n", k->name, g[0], g[1], g[2]);

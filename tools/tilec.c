@@ -245,6 +245,9 @@ int main(int argc, char **argv)
         fputs(log.data, stderr);
     if (opts.dump_after && res.tir_passes)
         fputs(res.tir_passes, stderr);
+    if (opts.stop_after == TC_STOP_PARSE && ((opts.dump_after & ~1u) || opts.remarks)) /* tc_pass_names[0]: parse */
+        fputs("tilec: note: --emit=tir-input stops after parsing: no pass runs, so no pass's tile IR or remark is "
+              "printed\n", stderr);
     unsigned prefetch_bit = 0; /* --dump-after=prefetch named alone, not through all */
     for (unsigned i = 0; tc_pass_names[i]; i++)
         prefetch_bit |= !strcmp(tc_pass_names[i], "prefetch") ? 1u << i : 0;

@@ -563,6 +563,7 @@ static void log_says(const char *what)
 
 START_TEST(bad_arguments_are_logged)
 {
+    unsigned launches = fake->launches; /* (CK_FORK=no: earlier tests' too) */
     tilecDevicePtr d = 0;
     ck_assert_int_eq(tilecMalloc(rt, &d, 0), TILEC_ERROR_INVALID_ARGUMENT);
     log_says("tilecMalloc");
@@ -577,7 +578,7 @@ START_TEST(bad_arguments_are_logged)
     tilecTuneConfig cfg = {.src = GEMM, .len = strlen(GEMM), .grid = {1, 1, 1}};
     ck_assert_int_eq(tilecAutotune(rt, "k", &cfg, 1, "gemm", NULL, &best, &m), TILEC_ERROR_INVALID_ARGUMENT);
     log_says("tilecAutotune: args is NULL");
-    ck_assert_int_eq(fake->launches, 0); /* rejected before anything was compiled or run */
+    ck_assert_uint_eq(fake->launches, launches); /* rejected before anything was compiled or run */
     /* one program a block: CUDA's grid limits, said before the driver's error */
     m = load("-fno-persistent");
     ck_assert_int_eq(tilecMalloc(rt, &d, 1 << 16), TILEC_SUCCESS);

@@ -41,6 +41,10 @@ START_TEST(too_many_programs)
     ck_assert_int_eq(tc_persist_blocks(g1, 132, 0, 1, &b), -1);
     ck_assert_int_eq(tc_persist_blocks(g2, 132, 0, 1, &b), -1);
     ck_assert_int_eq(tc_persist_blocks(g4, 132, 0, 1, &b), -1);
+    /* products that wrap a 64-bit count to 0 and to 4 (found by a review) */
+    const unsigned w0[3] = {4194304u, 2097152u, 2097152u}, w4[3] = {769546u, 494770u, 48448661u};
+    ck_assert_int_eq(tc_persist_blocks(w0, 132, 0, 1, &b), -1);
+    ck_assert_int_eq(tc_persist_blocks(w4, 132, 0, 1, &b), -1);
     ck_assert_uint_eq(b, 7); /* untouched */
     ck_assert_int_eq(tc_persist_blocks(g3, 132, 0, 1, &b), 0);
     ck_assert_uint_eq(b, 132);
