@@ -380,8 +380,8 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                     const TirBlock *body = later->op == OP_FOR ? &m->blocks[later->body] : NULL;
                     for (uint32_t q = 0; body && q < body->ninsts; q++)
                         if (m->insts[m->pool[body->insts + q]].op == OP_DOT) {
-                            diag_remark(d, later->loc, "loop left to the generic lowering: a kernel takes one "
-                                                       "pipeline, for its first loop (line %u)",
+                            diag_remark(d, later->loc, "loop left to the generic lowering: the pipeline takes "
+                                                       "a kernel's first loop only (line %u)",
                                         m->insts[i].loc.line);
                             break;
                         }
