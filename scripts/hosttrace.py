@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""hosttrace: a kernel's lowered LLVM IR run on the host, one GPU thread at a time.
+r"""hosttrace: a kernel's lowered LLVM IR run on the host, one GPU thread at a time.
 
-Each thread prints what it does: every inline-asm statement with its operands
+Each thread records what it does: every inline-asm statement with its operands
 (wgmma with its fragments and descriptors, TMA copies with their
 coordinates, mbarrier operations, checked stores), every load and store to
 global or shared memory with its address and value, every barrier. Two builds
 of tilec whose traces match on the same kernel, options and launch lower it
 to the same effects in the same order: the check for a change to the
 lowering that should not change what a kernel does, where no GPU is at hand
-(bench/NOTES.md v22).
+(bench/NOTES.md v22). With one build the whole trace is written to a file;
+with two, each thread's events are hashed and compared, and the first thread
+that differs is traced in full by both to show where.
 
 Not a GPU emulator: an asm statement's results and a load's value are made
 up (a hash of the statement, how many times the thread ran it, and the
