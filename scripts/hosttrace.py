@@ -267,12 +267,12 @@ def hidden(module, entry):
     return roles, len(re.findall(pre + r'\d+: tensor map', module))
 
 
-def hostify(module, entry, gen):
+def hostify(module, entry, gen, roles_from=None):
     """the module's text made into x86-64 IR whose @__ht_run calls the entry
     with its scalar parameters from @__ht_args; the entry's scalar
     parameters: 'flags', ('grid', axis) or None (declared)"""
     out, params = [], None
-    roles, maps = hidden(module, entry)
+    roles, maps = hidden(*(roles_from or (module, entry)))
     smem = re.findall(r'^(@\S+) = external addrspace\(3\) global', module, re.M)
     for line in module.split('\n'):
         if line.startswith(('target datalayout', 'target triple', 'module asm', '!nvvm.annotations')):
@@ -480,13 +480,16 @@ int main(int argc, char **argv)
     digest = getenv("HT_DIGEST") != NULL;
     /* HT_ONLY=x,y,t: that thread alone */
     int only = getenv("HT_ONLY") != NULL;
-    unsigned ox = 0, oy = 0, ot = 0;
+    unsigned ox = 0, oy = 0, ot = 0, tlo = 0, thi = ~0u;
     if (only && sscanf(getenv("HT_ONLY"), "%u,%u,%u", &ox, &oy, &ot) != 3)
+        return 2;
+    /* HT_TIDS=lo,hi: those threads of each block alone */
+    if (getenv("HT_TIDS") && sscanf(getenv("HT_TIDS"), "%u,%u", &tlo, &thi) != 2)
         return 2;
     for (ctaid_y = 0; ctaid_y < nctaid_y; ctaid_y++)
         for (ctaid = 0; ctaid < nctaid; ctaid++)
             for (tid = 0; tid < ntid; tid++) {
-                if (only && (ctaid != ox || ctaid_y != oy || tid != ot))
+                if ((only && (ctaid != ox || ctaid_y != oy || tid != ot)) || tid < tlo || tid > thi)
                     continue;
                 memset(keys, 0, sizeof keys);
                 memset(counts, 0, sizeof counts);
@@ -514,10 +517,13 @@ def run(cmd, **kw):
 
 def modules(text):
     """entry name -> its module's text (tilec heads each with a '; ----- tilec:' line when there are several)"""
-    parts = re.split(r'^; ----- tilec: the LLVM module of entry @(\S+) -----$', text, flags=re.M)
+    parts = re.split(r'^; ----- tilec: the LLVM module of entry @(\S+?)(?: \((the entry|its producers\' function)\))? -----$',
+                     text, flags=re.M)
     if len(parts) == 1:
         return {None: text}
-    return {parts[i].strip('"'): parts[i + 1] for i in range(1, len(parts), 2)}
+    # -frole-functions: an entry's module and its producers' function's (@<entry>$producers)
+    return {parts[i].strip('"') + ('$producers' if parts[i + 1] == "its producers' function" else ''): parts[i + 2]
+            for i in range(1, len(parts), 3)}
 
 
 class Build:
@@ -530,7 +536,10 @@ class Build:
         if mod is None:
             die("%s: no module for entry @%s (entries: %s)" % (tilec, entry, ', '.join(k for k in mods if k)))
         gen = Gen()
-        host, self.ints, self.maps = hostify(mod, entry, gen)
+        # -frole-functions' producers take the entry's parameters; its module says which are hidden
+        base = entry[:-len('$producers')] if entry.endswith('$producers') else None
+        roles_from = (mods[base], base) if base and base in mods else None
+        host, self.ints, self.maps = hostify(mod, entry, gen, roles_from)
         self.entry = entry
         ll, obj, self.exe = (os.path.join(work, tag + s) for s in ('.ll', '.o', ''))
         with open(ll, 'w') as fh:
@@ -602,13 +611,17 @@ def main():
     ap.add_argument('--tilec', action='append', required=True,
                     help='a tilec binary, and options for it alone after spaces (twice: compare two builds, '
                          'or two options)')
-    ap.add_argument('--entry', required=True, help='the entry point (kernel name, or name$rounded)')
+    ap.add_argument('--entry', action='append', required=True,
+                    help='the entry point (kernel name, name$rounded; name$producers: -frole-functions\'s '
+                         'producers); twice: one for each build')
     ap.add_argument('--launch', action='append', required=True,
                     help='"args=M,N,... [grid=X,Y,Z] [flags=F] [blocks=B]": the declared scalar parameters, '
                          'a persistent kernel\'s programs, the hidden flags (default: every tensor map '
                          'encoded), the blocks (x[,y], default 1), each traced thread by thread; '
                          'several --launch: one build, several runs')
     ap.add_argument('--threads', type=int, help='threads a block (default: the kernel\'s .maxntid)')
+    ap.add_argument('--tids', help='LO-HI: trace those threads of each block only (e.g. one role\'s, to '
+                                   'compare a -frole-functions part with the whole kernel)')
     ap.add_argument('--keep', help='a folder to keep the host IR and the traces in')
     ap.add_argument('tir')
     ap.add_argument('opts', nargs='*', help='tilec options (after --)')
@@ -616,16 +629,23 @@ def main():
     if len(a.tilec) > 2:
         die("at most two --tilec")
     launches = [parse_launch(x) for x in a.launch]
+    if a.tids:
+        m = re.match(r'^(\d+)-(\d+)$', a.tids)
+        if not m:
+            die("--tids takes LO-HI")
+        os.environ['HT_TIDS'] = '%s,%s' % m.groups()
     work = a.keep or tempfile.mkdtemp(prefix='hosttrace.')
     os.makedirs(work, exist_ok=True)
     threads = a.threads
     if not threads:
         ptx = run(a.tilec[0].split() + [a.tir] + a.opts)
-        m = re.search(r'\.entry %s\(.*?\)\s*\.maxntid (\d+)' % re.escape(a.entry), ptx, re.S)
+        m = re.search(r'\.entry %s\(.*?\)\s*\.maxntid (\d+)' % re.escape(a.entry[0]), ptx, re.S)
         if not m:
-            die("no .maxntid for @%s in the PTX: give --threads" % a.entry)
+            die("no .maxntid for @%s in the PTX: give --threads" % a.entry[0])
         threads = int(m.group(1))
-    builds = [Build(t.split()[0], a.tir, a.opts + t.split()[1:], a.entry, work, 'build%d' % i)
+    if len(a.entry) > len(a.tilec) or len(a.entry) > 2:
+        die("one --entry, or one for each build")
+    builds = [Build(t.split()[0], a.tir, a.opts + t.split()[1:], a.entry[min(i, len(a.entry) - 1)], work, 'build%d' % i)
               for i, t in enumerate(a.tilec)]
     rc = 0
     for n, spec in enumerate(launches):
