@@ -105,8 +105,19 @@ typedef struct {
 enum { TC_STOP_PARSE = 1, TC_STOP_PASSES = 2 };
 
 enum { TC_PERSISTENT_AUTO = 2, TC_MAX_JOBS = 64 };
+/* The programs of grid g (x * y * z; 0 counts as 1, an axis a grid(...)
+ * attribute leaves out): exact up to INT32_MAX, past it some larger count
+ * (x * y first, under 2^64; z only where that is not past INT32_MAX, so
+ * nothing wraps). A persistent kernel takes at most INT32_MAX. */
+static inline uint64_t tc_grid_programs(const uint32_t g[3])
+{
+    uint64_t n = (uint64_t)(g[0] ? g[0] : 1) * (g[1] ? g[1] : 1);
+    return n > INT32_MAX ? n : n * (g[2] ? g[2] : 1);
+}
 /* the passes --dump-after names, in pipeline order; NULL-terminated */
 extern const char *const tc_pass_names[];
+/* TcOptions.dump_after's bit for the pass named name[0..n), 0 for none */
+unsigned tc_pass_bit(const char *name, size_t n);
 void tc_options_default(TcOptions *o);
 /* Parses one option in the command's spelling ("--arch=sm_80", "-O2", ...).
  * Returns 0, or -1 with an explanation appended to err. Shared by the

@@ -182,7 +182,7 @@ static int same_launch(const TcKernelInfo *a, const TcKernelInfo *b)
 }
 
 /* Units e[*n ..] for entry point `rounded` of kernel k: one, or one per
- * part where its roles are functions (lw_entry_parts). */
+ * part where its roles are functions (lw_entry_shape). */
 static void add_units(Entry *e, uint32_t *n, uint32_t k, int rounded, int parts, const TcOptions *o,
                       const TcOptions *quiet)
 {
@@ -215,10 +215,11 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
     TcOptions quiet = *o;
     quiet.remarks = 0;
     for (uint32_t k = 0; k < m->nkernels; k++) {
-        int parts = lw_entry_parts(m, o, k);
+        int rounded, parts;
+        lw_entry_shape(m, o, k, &rounded, &parts);
         add_units(e, &n, k, 0, parts, o, &quiet);
         entries++;
-        if (lw_has_rounded_entry(m, o, k)) {
+        if (rounded) {
             add_units(e, &n, k, 1, parts, &quiet, &quiet);
             entries++;
         }

@@ -480,12 +480,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
     L->persist = lw_persist_mode(L, k, launch);
-    /* x * y first: under 2^64, and past INT32_MAX already too many (then
-     * times z cannot wrap either) */
-    uint64_t programs = (uint64_t)(k->grid[0] ? k->grid[0] : 1) * (k->grid[1] ? k->grid[1] : 1);
-    if (programs <= INT32_MAX)
-        programs *= k->grid[2] ? k->grid[2] : 1;
-    if (L->persist && programs > INT32_MAX) /* its launch would be refused (tc_persist_blocks) */
+    if (L->persist && tc_grid_programs(k->grid) > INT32_MAX) /* its launch would be refused (tc_persist_blocks) */
         lw_error(L, k->loc,
                  "@%s is persistent, and its grid attribute has more than 2^31 - 1 programs, the most a "
                  "persistent launch takes (-fno-persistent, or a smaller grid)",
@@ -668,29 +663,20 @@ static Lower probe(const TirModule *m, const TcOptions *quiet, uint32_t ki, int 
     return L;
 }
 
-int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki)
+void lw_entry_shape(const TirModule *m, const TcOptions *o, uint32_t ki, int *rounded, int *parts)
 {
-    TcOptions quiet = *o;
-    quiet.remarks = 0;
-    int pre, tma_only;
-    Lower L = probe(m, &quiet, ki, &pre, &tma_only);
-    return L.tmaps_round && pre;
-}
-
-int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki)
-{
-    if (!o->role_functions || o->arch != ARCH_SM90A)
-        return 1;
     TcOptions quiet = *o;
     quiet.remarks = 0;
     int pre, tma_only;
     Lower L = probe(m, &quiet, ki, &pre, &tma_only);
     const TirKernel *k = &m->kernels[ki];
-    if (lw_persist_mode(&L, k, L.threads + wgmma_producer_threads(m, k, o)) != PERSIST_ROLES)
-        return 1;
+    *rounded = L.tmaps_round && pre;
     /* copying by TMA alone, the producers are a tenth of the kernel: apart, they cost more
      * than they save (bench/NOTES.md v21) */
-    return tma_only ? 1 : 2;
+    *parts = o->role_functions && o->arch == ARCH_SM90A && !tma_only &&
+                     lw_persist_mode(&L, k, L.threads + wgmma_producer_threads(m, k, o)) == PERSIST_ROLES
+                 ? 2
+                 : 1;
 }
 
 int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int rounded, int part, TcLowered *out,

@@ -269,9 +269,9 @@ int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int roun
                    TcKernelInfo *info, Diag *d);
 /* Whether kernel ki has the entry for views that come rounded, and the
  * parts each of its entries compiles in: 2 where -frole-functions splits
- * off its producers (lower_programs.c), else 1. Asked before lowering. */
-int lw_has_rounded_entry(const TirModule *m, const TcOptions *o, uint32_t ki);
-int lw_entry_parts(const TirModule *m, const TcOptions *o, uint32_t ki);
+ * off its producers (lower_programs.c), else 1. Asked before lowering,
+ * from one look at its pipeline. */
+void lw_entry_shape(const TirModule *m, const TcOptions *o, uint32_t ki, int *rounded, int *parts);
 
 /* codegen.c */
 int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out);

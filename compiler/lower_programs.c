@@ -20,7 +20,7 @@
  *
  * -frole-functions (experimental): where the kernel keeps copies of its own
  * (not TMA alone), the producers' loop is lowered as a function of its own
- * (lower.c's lw_entry_parts says so; each part of the entry is then a module that
+ * (lower.c's lw_entry_shape says so; each part of the entry is then a module that
  * entries.c compiles on a thread of its own), the entry holding a marker
  * where ptx_splice.c puts the function's PTX body; lw_keep_part leaves each
  * module its own function.

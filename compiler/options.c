@@ -39,6 +39,14 @@ const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a";
 /* The passes --dump-after accepts (pipeline.c runs them in this order). */
 const char *const tc_pass_names[] = {"parse", "wgmma", "precision", "prefetch", NULL};
 
+unsigned tc_pass_bit(const char *name, size_t n)
+{
+    for (unsigned i = 0; tc_pass_names[i]; i++)
+        if (strlen(tc_pass_names[i]) == n && !strncmp(name, tc_pass_names[i], n))
+            return 1u << i;
+    return 0;
+}
+
 /* The boolean -fNAME / -fno-NAME options and the field each sets. */
 static const struct {
     const char *name;
@@ -119,13 +127,11 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
         unsigned set = 0;
         for (const char *p = v;; p++) {
             size_t n = strcspn(p, ",");
-            int i = 0;
-            while (tc_pass_names[i] && (strlen(tc_pass_names[i]) != n || strncmp(p, tc_pass_names[i], n)))
-                i++;
+            unsigned bit = tc_pass_bit(p, n);
             if (n == 3 && !strncmp(p, "all", 3))
                 set = ~0u;
-            else if (tc_pass_names[i])
-                set |= 1u << i;
+            else if (bit)
+                set |= bit;
             else {
                 sb_printf(err, "error: unknown pass '%.*s' in --dump-after; use all, or some of parse, wgmma, "
                           "precision, prefetch (a comma between two)\n", (int)n, p);

@@ -38,10 +38,7 @@ static char *print_module(const TirModule *m)
 
 static int wants_dump(const TcOptions *o, const char *pass)
 {
-    for (int i = 0; tc_pass_names[i]; i++)
-        if (!strcmp(tc_pass_names[i], pass))
-            return (o->dump_after >> i) & 1;
-    return 0;
+    return (o->dump_after & tc_pass_bit(pass, strlen(pass))) != 0;
 }
 
 /* Verifies between passes; an error here is a compiler bug, said so. */

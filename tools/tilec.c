@@ -245,13 +245,11 @@ int main(int argc, char **argv)
         fputs(log.data, stderr);
     if (opts.dump_after && res.tir_passes)
         fputs(res.tir_passes, stderr);
-    if (opts.stop_after == TC_STOP_PARSE && ((opts.dump_after & ~1u) || opts.remarks)) /* tc_pass_names[0]: parse */
+    if (opts.stop_after == TC_STOP_PARSE && ((opts.dump_after & ~tc_pass_bit("parse", 5)) || opts.remarks))
         fputs("tilec: note: --emit=tir-input stops after parsing: no pass runs, so no pass's tile IR or remark is "
               "printed\n", stderr);
-    unsigned prefetch_bit = 0; /* --dump-after=prefetch named alone, not through all */
-    for (unsigned i = 0; tc_pass_names[i]; i++)
-        prefetch_bit |= !strcmp(tc_pass_names[i], "prefetch") ? 1u << i : 0;
-    if ((opts.dump_after & prefetch_bit) && opts.dump_after != ~0u && !opts.prefetch)
+    /* --dump-after=prefetch named, not through all */
+    if ((opts.dump_after & tc_pass_bit("prefetch", 8)) && opts.dump_after != ~0u && !opts.prefetch)
         fputs("tilec: note: --dump-after=prefetch prints nothing: the prefetch pass runs with -fprefetch only\n",
               stderr);
     if (show_time)
