@@ -97,6 +97,93 @@ static void cp_async16(Lower *L, LLVMValueRef dst32, LLVMValueRef src)
     lw_asm(L, void_t(L), "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}", a, 2, SE);
 }
 
+/* What a thread's chunks of one tile copy share (ss_copy). */
+typedef struct {
+    const Access *x;
+    LLVMValueRef r0;      /* the tile's first row (i64) */
+    LLVMValueRef col;     /* the thread's chunk's first column (i64) */
+    LLVMValueRef pdst;    /* the chunk's panel in the ring (i32 offset) */
+    LLVMValueRef ch8;     /* the chunk's place in a row of its panel */
+    LLVMValueRef aligned; /* chunk_aligned(): rows copy in 16-byte chunks */
+    uint32_t step;        /* rows between a thread's chunks */
+} SsChunks;
+
+/* One batch of the edge path: the chunks of tile rows rl0 + i * step (i <
+ * nb) issue their cp.async copies and their element chunks' loads, then
+ * store those, so the loads of a batch wait for memory once, not once a
+ * chunk (odd shapes: every other row of B when its stride is odd). */
+enum { BATCH = 4 };
+static void ss_edge_batch(Pipe *P, const SsChunks *c, LLVMValueRef rl0, uint32_t nb)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    const Access *x = c->x;
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(L->ctx);
+    LLVMValueRef w[BATCH][4], by_elem[BATCH], dq[BATCH];
+    for (uint32_t i = 0; i < nb; i++) {
+        LLVMValueRef rl = LLVMBuildAdd(b, rl0, c32(L, i * c->step), "");
+        LLVMValueRef row = LLVMBuildAdd(b, c->r0, LLVMBuildZExt(b, rl, L->t_i64, ""), "");
+        dq[i] = LLVMBuildAdd(b, c->pdst, wg_swz(L, rl, c->ch8), "");
+        LLVMValueRef d32 = LLVMBuildAdd(b, P->ring32, dq[i], "");
+        LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), ""),
+                                       span_inside(L, c->col, CHUNK, x->d1), "");
+        LLVMValueRef o = LLVMBuildAdd(b, LLVMBuildMul(b, row, x->s0, ""), c->col, "");
+        LLVMValueRef src = LLVMBuildGEP2(b, i16, x->base, &o, 1, "");
+        LLVMValueRef lo2 = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, src, L->t_i64, ""), c64(L, 3), "");
+        LLVMValueRef four = LLVMBuildAnd(b, LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), ""),
+                                         LLVMBuildICmp(b, LLVMIntEQ, lo2, c64(L, 0), ""), "");
+        LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk16");
+        LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.try4");
+        LLVMBasicBlockRef c4bb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk4");
+        LLVMBasicBlockRef lbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.elems");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.issued");
+        LLVMBuildCondBr(b, LLVMBuildAnd(b, c->aligned, in, ""), fbb, tbb);
+        LLVMPositionBuilderAtEnd(b, fbb);
+        cp_async16(L, d32, src);
+        LLVMBuildBr(b, join);
+        /* a chunk inside the matrix whose start is 4-byte aligned (odd
+         * shapes: every row where the row stride is even, every other
+         * row where it is odd): four 4-byte cp.async */
+        LLVMPositionBuilderAtEnd(b, tbb);
+        LLVMBuildCondBr(b, four, c4bb, lbb);
+        LLVMPositionBuilderAtEnd(b, c4bb);
+        for (uint32_t e = 0; e < 4; e++) {
+            LLVMValueRef ce = c64(L, 2 * e);
+            LLVMValueRef a[2] = {LLVMBuildAdd(b, d32, c32(L, 4 * e), ""),
+                                 LLVMBuildPtrToInt(b, LLVMBuildGEP2(b, i16, src, &ce, 1, ""), L->t_i64, "")};
+            lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", a, 2, SE);
+        }
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, lbb);
+        LLVMValueRef lw[4];
+        load_chunk_elems(P, x, row, c->col, lw);
+        LLVMBasicBlockRef lend = LLVMGetInsertBlock(b);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, join);
+        LLVMBasicBlockRef from[3] = {fbb, c4bb, lend};
+        by_elem[i] = LLVMBuildPhi(b, L->t_i1, "");
+        LLVMValueRef flags[3] = {LLVMConstInt(L->t_i1, 0, 0), LLVMConstInt(L->t_i1, 0, 0), LLVMConstInt(L->t_i1, 1, 0)};
+        LLVMAddIncoming(by_elem[i], flags, from, 3);
+        for (uint32_t k = 0; k < 4; k++) {
+            w[i][k] = LLVMBuildPhi(b, L->t_i32, "");
+            LLVMValueRef vals[3] = {LLVMGetUndef(L->t_i32), LLVMGetUndef(L->t_i32), lw[k]};
+            LLVMAddIncoming(w[i][k], vals, from, 3);
+        }
+    }
+    for (uint32_t i = 0; i < nb; i++) {
+        LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.store");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.stored");
+        LLVMBuildCondBr(b, by_elem[i], sbb, next);
+        LLVMPositionBuilderAtEnd(b, sbb);
+        LLVMValueRef f[4];
+        for (uint32_t k = 0; k < 4; k++)
+            f[k] = LLVMBuildBitCast(b, w[i][k], L->t_f32, "");
+        wg_st_shared_v4(L, P->ring, dq[i], f);
+        LLVMBuildBr(b, next);
+        LLVMPositionBuilderAtEnd(b, next);
+    }
+}
+
 /* The rows x cols tile of x at (r0, c0) into ring offset dst, as panels of
  * 64 columns, each `rows` rows of 128 bytes under the 128-byte swizzle.
  * Producer thread lt copies 16-byte chunk lt % cpr of rows lt / cpr + q *
@@ -137,78 +224,20 @@ static void ss_copy(Pipe *P, const Access *x, LLVMValueRef r0, LLVMValueRef c0, 
     }
     LLVMBuildBr(b, done);
 
-    /* else chunk by chunk, in batches of 8: a batch issues its chunks'
-     * cp.async copies and its element chunks' loads, then stores those, so
-     * the loads of a batch wait for memory once, not once a chunk (odd
-     * shapes: every other row of B when its stride is odd) */
+    /* else chunk by chunk, BATCH at a time: a loop over the whole batches
+     * (unrolled, the 128x256 bf16 kernel's 24 row blocks of element loads
+     * were two thirds of its compile time), the rest after it */
     LLVMPositionBuilderAtEnd(b, ebb);
-    enum { BATCH = 4 };
-    for (uint32_t q0 = 0; q0 < n; q0 += BATCH) {
-        uint32_t nb = n - q0 < BATCH ? n - q0 : BATCH;
-        LLVMValueRef w[BATCH][4], by_elem[BATCH], dq[BATCH];
-        for (uint32_t i = 0; i < nb; i++) {
-            LLVMValueRef rl = LLVMBuildAdd(b, r, c32(L, (q0 + i) * step), "");
-            LLVMValueRef row = LLVMBuildAdd(b, r0, LLVMBuildZExt(b, rl, L->t_i64, ""), "");
-            dq[i] = LLVMBuildAdd(b, pdst, wg_swz(L, rl, ch8), "");
-            LLVMValueRef d32 = LLVMBuildAdd(b, P->ring32, dq[i], "");
-            LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildAnd(b, x->nonempty, lw_in_range(L, row, x->d0), ""),
-                                           span_inside(L, col, CHUNK, x->d1), "");
-            LLVMValueRef o = LLVMBuildAdd(b, LLVMBuildMul(b, row, x->s0, ""), col, "");
-            LLVMValueRef src = LLVMBuildGEP2(b, i16, x->base, &o, 1, "");
-            LLVMValueRef lo2 = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, src, L->t_i64, ""), c64(L, 3), "");
-            LLVMValueRef four = LLVMBuildAnd(b, LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntEQ, x->s1, c64(L, 1), ""), ""),
-                                             LLVMBuildICmp(b, LLVMIntEQ, lo2, c64(L, 0), ""), "");
-            LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk16");
-            LLVMBasicBlockRef tbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.try4");
-            LLVMBasicBlockRef c4bb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk4");
-            LLVMBasicBlockRef lbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.elems");
-            LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.issued");
-            LLVMBuildCondBr(b, LLVMBuildAnd(b, aligned, in, ""), fbb, tbb);
-            LLVMPositionBuilderAtEnd(b, fbb);
-            cp_async16(L, d32, src);
-            LLVMBuildBr(b, join);
-            /* a chunk inside the matrix whose start is 4-byte aligned (odd
-             * shapes: every row where the row stride is even, every other
-             * row where it is odd): four 4-byte cp.async */
-            LLVMPositionBuilderAtEnd(b, tbb);
-            LLVMBuildCondBr(b, four, c4bb, lbb);
-            LLVMPositionBuilderAtEnd(b, c4bb);
-            for (uint32_t e = 0; e < 4; e++) {
-                LLVMValueRef ce = c64(L, 2 * e);
-                LLVMValueRef a[2] = {LLVMBuildAdd(b, d32, c32(L, 4 * e), ""),
-                                     LLVMBuildPtrToInt(b, LLVMBuildGEP2(b, i16, src, &ce, 1, ""), L->t_i64, "")};
-                lw_asm(L, void_t(L), "cp.async.ca.shared.global [$0], [$1], 4;", "r,l,~{memory}", a, 2, SE);
-            }
-            LLVMBuildBr(b, join);
-            LLVMPositionBuilderAtEnd(b, lbb);
-            LLVMValueRef lw[4];
-            load_chunk_elems(P, x, row, col, lw);
-            LLVMBasicBlockRef lend = LLVMGetInsertBlock(b);
-            LLVMBuildBr(b, join);
-            LLVMPositionBuilderAtEnd(b, join);
-            LLVMBasicBlockRef from[3] = {fbb, c4bb, lend};
-            by_elem[i] = LLVMBuildPhi(b, L->t_i1, "");
-            LLVMValueRef flags[3] = {LLVMConstInt(L->t_i1, 0, 0), LLVMConstInt(L->t_i1, 0, 0), LLVMConstInt(L->t_i1, 1, 0)};
-            LLVMAddIncoming(by_elem[i], flags, from, 3);
-            for (uint32_t k = 0; k < 4; k++) {
-                w[i][k] = LLVMBuildPhi(b, L->t_i32, "");
-                LLVMValueRef vals[3] = {LLVMGetUndef(L->t_i32), LLVMGetUndef(L->t_i32), lw[k]};
-                LLVMAddIncoming(w[i][k], vals, from, 3);
-            }
-        }
-        for (uint32_t i = 0; i < nb; i++) {
-            LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.store");
-            LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "ss.chunk.stored");
-            LLVMBuildCondBr(b, by_elem[i], sbb, next);
-            LLVMPositionBuilderAtEnd(b, sbb);
-            LLVMValueRef f[4];
-            for (uint32_t k = 0; k < 4; k++)
-                f[k] = LLVMBuildBitCast(b, w[i][k], L->t_f32, "");
-            wg_st_shared_v4(L, P->ring, dq[i], f);
-            LLVMBuildBr(b, next);
-            LLVMPositionBuilderAtEnd(b, next);
-        }
-    }
+    SsChunks c = {.x = x, .r0 = r0, .col = col, .pdst = pdst, .ch8 = ch8, .aligned = aligned, .step = step};
+    if (n / BATCH > 1) {
+        Loop lp = wg_loop_open(L, "ss.batch");
+        wg_loop_test(L, &lp, c32(L, n / BATCH));
+        ss_edge_batch(P, &c, LLVMBuildAdd(b, r, LLVMBuildMul(b, lp.i, c32(L, BATCH * step), ""), ""), BATCH);
+        wg_loop_close(L, &lp);
+    } else if (n >= BATCH)
+        ss_edge_batch(P, &c, r, BATCH);
+    if (n % BATCH)
+        ss_edge_batch(P, &c, LLVMBuildAdd(b, r, c32(L, n / BATCH * BATCH * step), ""), n % BATCH);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
 }
