@@ -240,15 +240,6 @@ int bench_compile_inprocess(const BenchCompile *c, CompileTime *out, int *n, int
     return rc;
 }
 
-/* Sets or unsets an environment variable (value NULL = unset). */
-static void set_env(const char *name, const char *value)
-{
-    if (value)
-        setenv(name, value, 1);
-    else
-        unsetenv(name);
-}
-
 /* One timed tilecModuleLoadSource on rt; the module is unloaded again. */
 static int timed_load(tilecRuntime rt, const char *src, int nopts, const char *const *opts, double *ms, char *why,
                       size_t wn)
@@ -267,15 +258,20 @@ static int timed_load(tilecRuntime rt, const char *src, int nopts, const char *c
     return 0;
 }
 
+/* A runtime whose kernel cache is on dir (whatever the environment says). */
+static tilecResult runtime_on(tilecRuntime *rt, int device, const char *dir)
+{
+    char opt[300];
+    snprintf(opt, sizeof opt, "--cache-dir=%s", dir);
+    const char *opts[] = {opt};
+    return tilecRuntimeCreateWithOptions(rt, device, 1, opts);
+}
+
 int bench_compile_jit(int device, const BenchCompile *c, CompileTime *out, int *n, int max, char *why, size_t wn)
 {
     Options o;
     compile_options(c, &o);
     int runs = c->runs;
-    /* the caller's cache settings come back afterwards */
-    char *old_dir = getenv("TILEC_CACHE_DIR") ? strdup(getenv("TILEC_CACHE_DIR")) : NULL;
-    char *old_on = getenv("TILEC_CACHE") ? strdup(getenv("TILEC_CACHE")) : NULL;
-    unsetenv("TILEC_CACHE");
     double *cold = calloc((size_t)runs, sizeof *cold), *disk = calloc((size_t)runs, sizeof *disk);
     double *mem = calloc((size_t)runs, sizeof *mem);
     char dirs[2][256] = {"", ""}; /* [0] keeps the warm entry, [1] is per cold run */
@@ -287,9 +283,8 @@ int bench_compile_jit(int device, const BenchCompile *c, CompileTime *out, int *
             rc = -1;
             break;
         }
-        setenv("TILEC_CACHE_DIR", dir, 1);
         tilecRuntime rt = NULL;
-        if (tilecRuntimeCreate(&rt, device) != TILEC_SUCCESS) {
+        if (runtime_on(&rt, device, dir) != TILEC_SUCCESS) {
             snprintf(why, wn, "tilecRuntimeCreate(%d) failed", device);
             rc = -1;
         } else {
@@ -301,10 +296,9 @@ int bench_compile_jit(int device, const BenchCompile *c, CompileTime *out, int *
             dir[0] = 0;
         }
     }
-    setenv("TILEC_CACHE_DIR", dirs[0], 1);
     for (int i = 0; i < runs && rc == 0; i++) {
         tilecRuntime rt = NULL;
-        if (tilecRuntimeCreate(&rt, device) != TILEC_SUCCESS) {
+        if (runtime_on(&rt, device, dirs[0]) != TILEC_SUCCESS) {
             snprintf(why, wn, "tilecRuntimeCreate(%d) failed", device);
             rc = -1;
         } else if ((rc = timed_load(rt, c->src, o.n, o.v, &disk[i], why, wn)) == 0) {
@@ -326,10 +320,6 @@ int bench_compile_jit(int device, const BenchCompile *c, CompileTime *out, int *
     }
     for (int i = 0; i < 2; i++)
         bench_rmtree(dirs[i]);
-    set_env("TILEC_CACHE_DIR", old_dir);
-    set_env("TILEC_CACHE", old_on);
-    free(old_dir);
-    free(old_on);
     free(cold);
     free(disk);
     free(mem);

@@ -952,11 +952,13 @@ int main(int argc, char **argv)
 
     /* the kernels timed must be the ones this build compiles, not cache
      * entries left by another build of the same version */
+    const char *rt_opts[2];
+    int nrt = 0;
     if (!o.use_cache)
-        setenv("TILEC_CACHE", "0", 1);
+        rt_opts[nrt++] = "--no-cache";
     if (o.autotune) /* the autotuner's progress on the terminal */
-        setenv("TILEC_TUNE_VERBOSE", "1", 0);
-    tilecResult r = tilecRuntimeCreate(&rt, o.device);
+        rt_opts[nrt++] = "--tune-verbose";
+    tilecResult r = tilecRuntimeCreateWithOptions(&rt, o.device, nrt, rt_opts);
     if (r == TILEC_ERROR_NO_DRIVER || r == TILEC_ERROR_NO_DEVICE) {
         int n = (int)strcspn(rt_log(), "\n");
         fprintf(stderr, "bench_gemm: SKIP: no GPU: %.*s (%s)\n", n, rt_log(), tilecGetErrorString(r));

@@ -110,6 +110,24 @@ typedef uint64_t tilecDevicePtr;
  * same error, and it must be destroyed. Modules keep their runtime alive, so
  * destroying a runtime before unloading its modules is safe. */
 TILEC_API tilecResult tilecRuntimeCreate(tilecRuntime *rt, int device);
+/* tilecRuntimeCreate with settings, each over its environment variable
+ * (which is otherwise read; fixed for the runtime's life):
+ *   --cache-dir=DIR, --no-cache, --cache   the kernel cache (TILEC_CACHE_DIR,
+ *       TILEC_CACHE=0; default $XDG_CACHE_HOME/tilec, else ~/.cache/tilec)
+ *   --ptxas=PATH, --no-ptxas   the ptxas that turns PTX into cubins
+ *       (TILEC_PTXAS; default the toolkit's where installed; none: the
+ *       driver's JIT)
+ *   --stage=never|auto|always, --preround=never|auto|always   tilecLaunch's
+ *       copies of views (TILEC_STAGE, TILEC_PREROUND = 0 or 1; default auto)
+ *   --jit-tma-only, --no-jit-tma-only   tilecModuleLoadSource's own option
+ *       (TILEC_JIT_TMA_ONLY=0; default on)
+ *   --persist-blocks=N   a persistent launch's blocks at most (0: no cap)
+ *   --tune-jobs=N        tilecAutotune's compile threads (0: one per CPU,
+ *       at most 16), --tune-verbose its progress on stderr
+ *       (TILEC_PERSIST_BLOCKS, TILEC_TUNE_JOBS, TILEC_TUNE_VERBOSE)
+ * An unknown or malformed option: TILEC_ERROR_INVALID_OPTION and the log
+ * says which, the handle as a failed tilecRuntimeCreate's. */
+TILEC_API tilecResult tilecRuntimeCreateWithOptions(tilecRuntime *rt, int device, int nopts, const char *const *opts);
 /* Last error explanation of the runtime (CUDA error names, JIT log, cache
  * notes). A failing call replaces the log, notes of successful calls are
  * appended; the pointer is valid until the next call on this runtime. */

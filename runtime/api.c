@@ -60,11 +60,8 @@ struct tilecRuntime_st {
     void *stage_mod;  /* its copy kernels' module, loaded at the first launch with tensor maps */
     TcStageKernels stage_kernels;
     int stage_failed; /* that load failed (noted once): no staging */
-    int stage_always; /* TILEC_STAGE=1: stage whatever the reuse (tests) */
-    int preround;     /* TC_PREROUND_*: TILEC_PREROUND=0 off, =1 whatever the reuse (tests), else by the rule */
-    unsigned persist_blocks; /* TILEC_PERSIST_BLOCKS=N: persistent launches take at most N blocks (tests) */
-    int jit_tma_only; /* on unless TILEC_JIT_TMA_ONLY=0: tilecModuleLoadSource compiles with
-                       * -fwgmma-tma-only, and the kernel as asked for at a launch the first cannot serve */
+    int preround;     /* TC_PREROUND_*, from settings.preround */
+    TcSettings settings; /* runtime/settings.h: staging, ptxas, the JIT's options, persistent blocks, tuning */
     TcCache *cache;
     StrBuf log;
     char label[320]; /* "NVIDIA H200 (sm_90)" */
@@ -183,6 +180,8 @@ tilecResult tc_runtime_dead(tilecRuntime rt) { return rt->dead; }
 
 tilecResult tc_runtime_done(tilecRuntime rt, tilecResult t, StrBuf *msg) { return rt_done(rt, t, msg); }
 
+const TcSettings *tc_runtime_settings(tilecRuntime rt) { return &rt->settings; }
+
 TcCache *tc_runtime_cache(tilecRuntime rt) { return rt->cache; }
 
 /* The slot of key among the remembered choices, -1 if none; under rt->mu. */
@@ -249,6 +248,7 @@ static void rt_release(tilecRuntime rt)
     }
     if (rt->dead == TILEC_SUCCESS)
         cu_device_close(&rt->dev);
+    tc_settings_free(&rt->settings);
     sb_free(&rt->log);
     pthread_mutex_destroy(&rt->mu);
     free(rt);
@@ -258,28 +258,14 @@ static void rt_release(tilecRuntime rt)
  * capability 9.0): its pool (the copy kernels wait for the first launch
  * that may need them: their JIT compilation is not every runtime's cost).
  * None (no staging, not an error) where the driver has no memory pools or
- * TILEC_STAGE=0; TILEC_STAGE=1 stages every view it can (the tests' way to
- * reach it with small shapes). TILEC_PREROUND: 0 never stages views only
- * to round them, 1 does wherever the kernel allows (tests). */
-/* Environment switch name: 0, 1, or -1 (unset, or another value: noted,
- * the default rule `what` then). */
-static int env_switch(const char *name, const char *what, StrBuf *msg)
-{
-    const char *v = getenv(name);
-    if (!v)
-        return -1;
-    if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
-        return v[0] - '0';
-    sb_printf(msg, "note: %s=%s is neither 0 nor 1: %s by the default rule\n", name, v, what);
-    return -1;
-}
-
+ * the settings say never; always stages every view it can (the tests' way
+ * to reach it with small shapes). Pre-rounding: never stages views only to
+ * round them, always does wherever the kernel allows (tests). */
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
-    int stage = env_switch("TILEC_STAGE", "staging", msg), pre = env_switch("TILEC_PREROUND", "pre-rounding", msg);
-    rt->stage_always = stage == 1;
-    rt->preround = pre == 0 ? TC_PREROUND_OFF : pre == 1 ? TC_PREROUND_ALWAYS : TC_PREROUND_AUTO;
-    if (stage == 0 || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
+    int pre = rt->settings.preround;
+    rt->preround = pre == TC_SWITCH_NEVER ? TC_PREROUND_OFF : pre == TC_SWITCH_ALWAYS ? TC_PREROUND_ALWAYS : TC_PREROUND_AUTO;
+    if (rt->settings.stage == TC_SWITCH_NEVER || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
         cu_ctx_enter(&rt->dev, msg) != TILEC_SUCCESS)
         return;
     StrBuf why;
@@ -292,23 +278,6 @@ static void stage_open(tilecRuntime rt, StrBuf *msg)
     }
     sb_free(&why);
     cu_ctx_leave();
-}
-
-/* TILEC_PERSIST_BLOCKS=N (1..65535): a persistent kernel's launch takes
- * at most N blocks (a cluster kernel's: N rounded down to whole clusters,
- * at least one), each then running more programs (the tests' way to reach
- * that with small shapes). */
-static void persist_open(tilecRuntime rt, StrBuf *msg)
-{
-    const char *v = getenv("TILEC_PERSIST_BLOCKS");
-    char *end;
-    if (!v)
-        return;
-    unsigned long n = strtoul(v, &end, 10);
-    if (*v >= '0' && *v <= '9' && !*end && n >= 1 && n <= 65535)
-        rt->persist_blocks = (unsigned)n;
-    else
-        sb_printf(msg, "note: TILEC_PERSIST_BLOCKS=%s is not a number from 1 to 65535: ignored\n", v);
 }
 
 /* The copy kernels, loaded once, by the first launch that asks (context
@@ -345,7 +314,9 @@ static const TcStageKernels *stage_kernels(tilecRuntime rt, StrBuf *msg)
     return k;
 }
 
-tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
+tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device) { return tilecRuntimeCreateWithOptions(rtp, device, 0, NULL); }
+
+tilecResult tilecRuntimeCreateWithOptions(tilecRuntime *rtp, int device, int nopts, const char *const *opts)
 {
     if (!rtp)
         return TILEC_ERROR_INVALID_ARGUMENT;
@@ -358,9 +329,18 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
     rt->refs = 1;
     StrBuf msg;
     sb_init(&msg);
-    tilecResult t = device < 0 ? TILEC_ERROR_INVALID_ARGUMENT : cu_device_open(device, &rt->dev, &msg);
-    if (device < 0)
+    int oom = 0;
+    tilecResult t = TILEC_SUCCESS;
+    if (nopts < 0 || (nopts > 0 && !opts)) {
+        sb_printf(&msg, "error: %d options at %p\n", nopts, (const void *)opts);
+        t = TILEC_ERROR_INVALID_OPTION;
+    } else if (tc_settings_init(&rt->settings, nopts, opts, &msg, &oom) != 0)
+        t = oom ? TILEC_ERROR_OUT_OF_MEMORY : TILEC_ERROR_INVALID_OPTION;
+    else if (device < 0) {
         sb_printf(&msg, "device %d: a device number is 0 or more\n", device);
+        t = TILEC_ERROR_INVALID_ARGUMENT;
+    } else
+        t = cu_device_open(device, &rt->dev, &msg);
     if (t != TILEC_SUCCESS) {
         /* keep a handle on the log, so that the caller can read why */
         rt->dead = t;
@@ -370,9 +350,10 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
         return t;
     }
     snprintf(rt->label, sizeof rt->label, "%s (sm_%d%d)", rt->dev.name, rt->dev.cc_major, rt->dev.cc_minor);
-    rt->cache = tc_cache_from_env(&msg);
+    rt->cache = tc_cache_open(rt->settings.cache, rt->settings.cache_dir, &msg);
     if (!rt->cache) {
         cu_device_close(&rt->dev);
+        tc_settings_free(&rt->settings);
         sb_free(&msg);
         sb_free(&rt->log);
         pthread_mutex_destroy(&rt->mu);
@@ -380,8 +361,6 @@ tilecResult tilecRuntimeCreate(tilecRuntime *rtp, int device)
         return TILEC_ERROR_OUT_OF_MEMORY;
     }
     stage_open(rt, &msg);
-    persist_open(rt, &msg);
-    rt->jit_tma_only = env_switch("TILEC_JIT_TMA_ONLY", "the JIT's options", &msg) != 0;
     *rtp = rt;
     return rt_done(rt, TILEC_SUCCESS, &msg);
 }
@@ -576,7 +555,7 @@ static tilecResult load_built(tilecRuntime rt, const TcCacheKey *key, const char
 {
     TcCacheEntry e = {.ptx = (char *)ptx, .ptx_len = strlen(ptx), .kernels = (TcKernelInfo *)k, .nkernels = n};
     void *cumod = NULL;
-    const char *ptxas = ptxas_path();
+    const char *ptxas = rt->settings.ptxas;
     tilecResult t = TILEC_ERROR_JIT;
     if (ptxas) /* where it fails (too old for the PTX, say), the driver's JIT may still do */
         t = ptxas_compile(ptxas, ptx, e.ptx_len, rt->dev.cc_major, rt->dev.cc_minor, &e.cubin, &e.cubin_len, msg);
@@ -598,7 +577,7 @@ static void program_key(tilecRuntime rt, const char *src, size_t len, const char
                         TcCacheKey *key)
 {
     char target[64]; /* a cubin from an external ptxas is another entry than the driver's */
-    snprintf(target, sizeof target, "%s%s", tc_arch_name(arch), ptxas_path() ? " ptxas" : "");
+    snprintf(target, sizeof target, "%s%s", tc_arch_name(arch), rt->settings.ptxas ? " ptxas" : "");
     TcCacheKeyParts parts = {.src = src,
                              .src_len = len,
                              .options = opts_str,
@@ -715,7 +694,7 @@ tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, 
 {
     if (!rt || !mod || (!src && len) || nopts < 0 || (nopts && !opts))
         return load_source(rt, src, len, name, nopts, opts, mod, msg); /* (its checks) */
-    if (!rt->jit_tma_only || has_opt(nopts, opts, "-fwgmma-tma-only") || has_opt(nopts, opts, "-fno-wgmma-tma-only") ||
+    if (!rt->settings.jit_tma_only || has_opt(nopts, opts, "-fwgmma-tma-only") || has_opt(nopts, opts, "-fno-wgmma-tma-only") ||
         has_opt(nopts, opts, "-fno-wgmma-tma"))
         return load_source(rt, src, len, name, nopts, opts, mod, msg);
     const char **more = malloc(((size_t)nopts + 1) * sizeof *more);
@@ -809,7 +788,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     }
     unsigned blocks = 0; /* persistent: the blocks launched */
     if (k->persistent) {
-        if (tc_persist_blocks(g, mod->resident[i], rt->persist_blocks, k->cluster, &blocks) != 0) {
+        if (tc_persist_blocks(g, mod->resident[i], rt->settings.persist_blocks, k->cluster, &blocks) != 0) {
             sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): a persistent kernel takes at most 2^31 - 1 programs\n",
                       k->name, g[0], g[1], g[2]);
             return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
@@ -839,7 +818,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
      * no map describes as it is, whatever the reuse (any_reuse; pre-rounding keeps its rule); one
      * the JIT made so (mod->full) stages by the rule and leaves the rest to the kernel as asked for */
     TcStageCtx stage = {rt->stage_pool, k->ntmaps ? stage_kernels(rt, &msg) : NULL, (void *)stream,
-                        rt->stage_always ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround, noted,
+                        rt->settings.stage == TC_SWITCH_ALWAYS ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround, noted,
                         k->tma_required && !mod->full};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();

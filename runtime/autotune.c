@@ -151,11 +151,11 @@ static void load_one(void *ctx, unsigned c)
     }
 }
 
-static unsigned load_threads(unsigned n)
+static unsigned load_threads(tilecRuntime rt, unsigned n)
 {
-    const char *env = getenv("TILEC_TUNE_JOBS");
-    long jobs = env && env[0] ? strtol(env, NULL, 10) : (long)tc_cpus();
-    jobs = jobs < 1 ? 1 : jobs > MAX_LOAD_THREADS ? MAX_LOAD_THREADS : jobs;
+    unsigned jobs = tc_runtime_settings(rt)->tune_jobs;
+    jobs = jobs ? jobs : tc_cpus();
+    jobs = jobs > MAX_LOAD_THREADS ? MAX_LOAD_THREADS : jobs;
     return (unsigned)jobs < n ? (unsigned)jobs : n;
 }
 
@@ -238,8 +238,7 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
     tc_tune_key(key, cfgs, n, kernel, device, h);
     TcCache *cache = tc_runtime_cache(rt);
     const char *dir = cache ? tc_cache_dir(cache) : NULL;
-    const char *verbose_env = getenv("TILEC_TUNE_VERBOSE");
-    int verbose = verbose_env && verbose_env[0] && strcmp(verbose_env, "0");
+    int verbose = tc_runtime_settings(rt)->tune_verbose;
     StrBuf msg;
     sb_init(&msg);
 
@@ -279,9 +278,9 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
         return r; /* the log says why */
     }
     if (verbose)
-        fprintf(stderr, "tilec autotune [%s] compiling %u configurations on %u threads\n", key, n, load_threads(n));
+        fprintf(stderr, "tilec autotune [%s] compiling %u configurations on %u threads\n", key, n, load_threads(rt, n));
     /* l.mods, l.rcs and l.whys filled; where a thread cannot be started the others do its share */
-    tc_parallel(n, load_threads(n), load_one, &l);
+    tc_parallel(n, load_threads(rt, n), load_one, &l);
     float best_ms = -1;
     unsigned bi = 0;
     int passing = 0; /* a launch failed, the context survived: keep the choice in memory only */

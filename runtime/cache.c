@@ -633,18 +633,12 @@ TcCache *tc_cache_new(const char *dir, StrBuf *log)
     return c;
 }
 
-static int env_off(const char *v)
+TcCache *tc_cache_open(int on, const char *dir, StrBuf *log)
 {
-    return v && (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") || !strcasecmp(v, "false"));
-}
-
-TcCache *tc_cache_from_env(StrBuf *log)
-{
-    if (env_off(getenv("TILEC_CACHE")))
+    if (!on)
         return tc_cache_new(NULL, log);
-    const char *d = getenv("TILEC_CACHE_DIR");
-    if (d && d[0])
-        return tc_cache_new(d, log);
+    if (dir && dir[0])
+        return tc_cache_new(dir, log);
     StrBuf path;
     sb_init(&path);
     const char *x = getenv("XDG_CACHE_HOME");
@@ -655,7 +649,7 @@ TcCache *tc_cache_from_env(StrBuf *log)
     else if (h && h[0])
         sb_printf(&path, "%s/.cache/tilec", h);
     else
-        sb_puts(log, "cache: neither TILEC_CACHE_DIR, XDG_CACHE_HOME nor HOME is set; "
+        sb_puts(log, "cache: no directory given (--cache-dir, TILEC_CACHE_DIR) and neither XDG_CACHE_HOME nor HOME is set; "
                      "continuing without the disk cache\n");
     if (path.oom) {
         sb_free(&path);

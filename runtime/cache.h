@@ -78,9 +78,10 @@ typedef struct TcCache TcCache;
 /* A cache on dir (created if missing); dir NULL = memory only. Returns NULL
  * only when memory runs out. Problems with dir are noted in log. */
 TcCache *tc_cache_new(const char *dir, StrBuf *log);
-/* The directory from TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else
- * $HOME/.cache/tilec; memory only when TILEC_CACHE=0 or no directory. */
-TcCache *tc_cache_from_env(StrBuf *log);
+/* Memory only unless on; then on dir, else $XDG_CACHE_HOME/tilec, else
+ * $HOME/.cache/tilec, else memory only (noted). The runtime's settings
+ * (settings.h) give on and dir. */
+TcCache *tc_cache_open(int on, const char *dir, StrBuf *log);
 void tc_cache_free(TcCache *c);
 /* The disk directory in use, NULL if none. */
 const char *tc_cache_dir(const TcCache *c);

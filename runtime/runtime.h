@@ -1,7 +1,7 @@
 /*
  * What runtime/api.c lends the rest of the runtime (runtime/autotune.c):
  * its log, module loads that leave it alone, its disk cache directory and
- * its memory of autotuning choices; and what the programs of
+ * its settings and its memory of autotuning choices; and what the programs of
  * runtime/api_program.c share with api.c's module loads.
  */
 #ifndef TILEC_RUNTIME_H
@@ -11,6 +11,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/cache.h"
+#include "runtime/settings.h"
 #include "tilec.h"
 
 /* A program (runtime/api_program.c); runtime/api.c's module loads read it. */
@@ -47,6 +48,8 @@ tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, 
                                   const char *const *opts, tilecModule *mod, StrBuf *msg);
 /* The kernel cache (its directory: tc_cache_dir, NULL when in memory only). */
 TcCache *tc_runtime_cache(tilecRuntime rt);
+/* The runtime's settings, fixed when it was made. */
+const TcSettings *tc_runtime_settings(tilecRuntime rt);
 /* Autotuning choices by key hash: get returns 1 and *best when known. */
 int tc_runtime_tune_get(tilecRuntime rt, const uint8_t key[32], unsigned *best);
 void tc_runtime_tune_put(tilecRuntime rt, const uint8_t key[32], unsigned best);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
+#include "runtime/settings.h"
 #include "runtime/tmap.h"
 #include "tilec.h"
 
@@ -471,6 +472,142 @@ START_TEST(no_driver)
     tilecCreateProgram(&p, AXPB, sizeof AXPB - 1, "axpb.tir");
     ck_assert_int_eq(tilecCompileProgram(p, 0, NULL), TILEC_SUCCESS);
     tilecDestroyProgram(&p);
+}
+END_TEST
+
+/* A runtime's settings (runtime/settings.h): each option over its
+ * variable, the variable over the default; a bad variable is a note and
+ * changes nothing, a bad option fails the whole set. */
+START_TEST(runtime_settings)
+{
+    static const char *const vars[] = {"TILEC_CACHE",         "TILEC_CACHE_DIR", "TILEC_PTXAS",
+                                       "TILEC_STAGE",         "TILEC_PREROUND",  "TILEC_JIT_TMA_ONLY",
+                                       "TILEC_PERSIST_BLOCKS", "TILEC_TUNE_JOBS", "TILEC_TUNE_VERBOSE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    StrBuf log;
+    sb_init(&log);
+    TcSettings s;
+    int oom = 0;
+    ck_assert_int_eq(tc_settings_init(&s, 0, NULL, &log, &oom), 0);
+    ck_assert_int_eq(s.cache, 1);
+    ck_assert_ptr_null(s.cache_dir);
+    ck_assert_int_eq(s.stage, TC_SWITCH_AUTO);
+    ck_assert_int_eq(s.preround, TC_SWITCH_AUTO);
+    ck_assert_int_eq(s.jit_tma_only, 1);
+    ck_assert_uint_eq(s.persist_blocks, 0);
+    ck_assert_uint_eq(s.tune_jobs, 0);
+    ck_assert_int_eq(s.tune_verbose, 0);
+    tc_settings_free(&s);
+    ck_assert_uint_eq(log.len, 0);
+
+    setenv("TILEC_CACHE", "off", 1);
+    setenv("TILEC_CACHE_DIR", "/tmp/env-dir", 1);
+    setenv("TILEC_PTXAS", "/opt/env/ptxas", 1);
+    setenv("TILEC_STAGE", "1", 1);
+    setenv("TILEC_PREROUND", "0", 1);
+    setenv("TILEC_JIT_TMA_ONLY", "0", 1);
+    setenv("TILEC_PERSIST_BLOCKS", "7", 1);
+    setenv("TILEC_TUNE_JOBS", "3", 1);
+    setenv("TILEC_TUNE_VERBOSE", "1", 1);
+    ck_assert_int_eq(tc_settings_init(&s, 0, NULL, &log, &oom), 0);
+    ck_assert_int_eq(s.cache, 0);
+    ck_assert_str_eq(s.cache_dir, "/tmp/env-dir");
+    ck_assert_str_eq(s.ptxas, "/opt/env/ptxas");
+    ck_assert_int_eq(s.stage, TC_SWITCH_ALWAYS);
+    ck_assert_int_eq(s.preround, TC_SWITCH_NEVER);
+    ck_assert_int_eq(s.jit_tma_only, 0);
+    ck_assert_uint_eq(s.persist_blocks, 7);
+    ck_assert_uint_eq(s.tune_jobs, 3);
+    ck_assert_int_eq(s.tune_verbose, 1);
+    tc_settings_free(&s);
+
+    /* options over the variables (/bin/sh: an executable file anywhere) */
+    const char *opts[] = {"--cache-dir=/tmp/opt-dir", "--ptxas=/bin/sh", "--stage=never", "--preround=always",
+                          "--jit-tma-only", "--persist-blocks=0", "--tune-jobs=0"};
+    ck_assert_int_eq(tc_settings_init(&s, 7, opts, &log, &oom), 0);
+    ck_assert_int_eq(s.cache, 1); /* a directory asked for: on disk */
+    ck_assert_str_eq(s.cache_dir, "/tmp/opt-dir");
+    ck_assert_str_eq(s.ptxas, "/bin/sh");
+    ck_assert_int_eq(s.stage, TC_SWITCH_NEVER);
+    ck_assert_int_eq(s.preround, TC_SWITCH_ALWAYS);
+    ck_assert_int_eq(s.jit_tma_only, 1);
+    ck_assert_uint_eq(s.persist_blocks, 0);
+    ck_assert_uint_eq(s.tune_jobs, 0);
+    tc_settings_free(&s);
+    const char *off[] = {"--no-cache", "--no-ptxas", "--no-jit-tma-only", "--stage=auto", "--tune-verbose"};
+    ck_assert_int_eq(tc_settings_init(&s, 5, off, &log, &oom), 0);
+    ck_assert_int_eq(s.cache, 0);
+    ck_assert_ptr_null(s.ptxas);
+    ck_assert_int_eq(s.jit_tma_only, 0);
+    ck_assert_int_eq(s.stage, TC_SWITCH_AUTO);
+    tc_settings_free(&s);
+    ck_assert_uint_eq(log.len, 0);
+
+    /* bad variables: noted, the default kept */
+    setenv("TILEC_STAGE", "yes", 1);
+    setenv("TILEC_PERSIST_BLOCKS", "0", 1);
+    setenv("TILEC_TUNE_JOBS", "3x", 1);
+    ck_assert_int_eq(tc_settings_init(&s, 0, NULL, &log, &oom), 0);
+    ck_assert_int_eq(s.stage, TC_SWITCH_AUTO);
+    ck_assert_uint_eq(s.persist_blocks, 0);
+    ck_assert_uint_eq(s.tune_jobs, 0);
+    tc_settings_free(&s);
+    ASSERT_LOG_HAS(log, "note: TILEC_STAGE=yes is neither 0 nor 1");
+    ASSERT_LOG_HAS(log, "note: TILEC_PERSIST_BLOCKS=0 is not a number from 1 to 65535");
+    ASSERT_LOG_HAS(log, "note: TILEC_TUNE_JOBS=3x");
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+
+    /* bad options: each an error, none applied */
+    static const struct {
+        const char *opt, *says;
+    } bad[] = {
+        {"--cache-dir=", "the directory is empty"},
+        {"--ptxas=/nonexistent/ptxas", "not an executable file"},
+        {"--stage=sometimes", "never, auto or always"},
+        {"--preround=1", "never, auto or always"},
+        {"--persist-blocks=65536", "from 0 (no cap) to 65535"},
+        {"--persist-blocks=-1", "from 0 (no cap) to 65535"},
+        {"--tune-jobs=", "from 0 (one per CPU) to 1024"},
+        {"--tune-jobs=2k", "from 0 (one per CPU) to 1024"},
+        {"--cache-dir", "unknown runtime option '--cache-dir'"},
+        {"-fwgmma-tma-only", "unknown runtime option"},
+        {"--stage", "unknown runtime option"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sb_free(&log);
+        sb_init(&log);
+        const char *o[] = {"--no-cache", bad[i].opt};
+        ck_assert_int_eq(tc_settings_init(&s, 2, o, &log, &oom), -1);
+        ck_assert_int_eq(oom, 0);
+        ck_assert_ptr_null(s.cache_dir);
+        ASSERT_LOG_HAS(log, bad[i].says);
+    }
+    const char *null_opt[] = {NULL};
+    ck_assert_int_eq(tc_settings_init(&s, 1, null_opt, &log, &oom), -1);
+    sb_free(&log);
+
+    /* through the API: a bad option fails before the driver is asked, a
+     * failed runtime's handle holding the log */
+    tilecRuntime rt = NULL;
+    const char *o[] = {"--stage=maybe"}, *text = "";
+    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, 1, o), TILEC_ERROR_INVALID_OPTION);
+    ck_assert_ptr_nonnull(rt);
+    ck_assert_int_eq(tilecRuntimeGetLog(rt, &text), TILEC_SUCCESS);
+    ck_assert_msg(strstr(text, "'--stage=maybe'") != NULL, "log: %s", text);
+    ck_assert_int_eq(tilecMalloc(rt, &(tilecDevicePtr){0}, 16), TILEC_ERROR_INVALID_OPTION);
+    tilecRuntimeDestroy(&rt);
+    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, -1, NULL), TILEC_ERROR_INVALID_OPTION);
+    tilecRuntimeDestroy(&rt);
+    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, 1, NULL), TILEC_ERROR_INVALID_OPTION);
+    tilecRuntimeDestroy(&rt);
+    ck_assert_int_eq(tilecRuntimeCreateWithOptions(NULL, 0, 0, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    if (!driver_present()) {
+        const char *good[] = {"--no-cache", "--tune-jobs=2"};
+        ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, 2, good), TILEC_ERROR_NO_DRIVER);
+        tilecRuntimeDestroy(&rt);
+    }
 }
 END_TEST
 
@@ -1028,6 +1165,19 @@ START_TEST(cache_memory_bound)
 }
 END_TEST
 
+/* The cache the runtime's settings (the environment, then opts) give. */
+static TcCache *cache_from(int nopts, const char *const *opts, StrBuf *log)
+{
+    TcSettings s;
+    int oom = 0;
+    ck_assert_int_eq(tc_settings_init(&s, nopts, opts, log, &oom), 0);
+    TcCache *c = tc_cache_open(s.cache, s.cache_dir, log);
+    tc_settings_free(&s);
+    return c;
+}
+
+static TcCache *tc_cache_from_env(StrBuf *log) { return cache_from(0, NULL, log); }
+
 START_TEST(cache_env)
 {
     StrBuf log;
@@ -1042,9 +1192,25 @@ START_TEST(cache_env)
     ck_assert_ptr_null(tc_cache_dir(c));
     tc_cache_free(c);
 
+    /* an option over the variable */
+    const char *on[] = {"--cache"}, *off[] = {"--no-cache"};
+    c = cache_from(1, on, &log);
+    ck_assert_str_eq(tc_cache_dir(c), tmp_root);
+    tc_cache_free(c);
+
     unsetenv("TILEC_CACHE");
     c = tc_cache_from_env(&log);
     ck_assert_str_eq(tc_cache_dir(c), tmp_root);
+    tc_cache_free(c);
+    c = cache_from(1, off, &log);
+    ck_assert_ptr_null(tc_cache_dir(c));
+    tc_cache_free(c);
+    char opt[600];
+    snprintf(opt, sizeof opt, "--cache-dir=%s/by-option", tmp_root);
+    const char *dir_opt[] = {opt};
+    c = cache_from(1, dir_opt, &log);
+    snprintf(want, sizeof want, "%s/by-option", tmp_root);
+    ck_assert_str_eq(tc_cache_dir(c), want);
     tc_cache_free(c);
 
     unsetenv("TILEC_CACHE_DIR");
@@ -1101,6 +1267,7 @@ static Suite *suite(void)
     tcase_add_test(c, cache_concurrent_writers);
     tcase_add_test(c, cache_memory_bound);
     tcase_add_test(c, cache_env);
+    tcase_add_test(c, runtime_settings);
     suite_add_tcase(s, c);
     return s;
 }

@@ -214,6 +214,64 @@ START_TEST(cluster_persist_cap_whole_clusters)
 }
 END_TEST
 
+/* tilecRuntimeCreateWithOptions: an option over its variable, for the
+ * runtime's life (a variable set after it was made changes nothing):
+ * TILEC_PERSIST_BLOCKS=5 caps a persistent launch at 5 blocks,
+ * --persist-blocks=3 at 3, --persist-blocks=0 not at all (132, one per
+ * multiprocessor); TILEC_STAGE=0 under --stage=always still stages the
+ * odd-stride view. */
+START_TEST(options_over_environment)
+{
+    static const struct {
+        const char *opt;
+        unsigned blocks;
+    } cases[] = {{NULL, 5}, {"--persist-blocks=3", 3}, {"--persist-blocks=0", 132}};
+    static const char *const opts[] = {"--arch=sm_90a"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tilecRuntimeDestroy(&rt);
+        setenv("TILEC_PERSIST_BLOCKS", "5", 1);
+        const char *o[] = {cases[i].opt};
+        tilecResult r = tilecRuntimeCreateWithOptions(&rt, 0, cases[i].opt ? 1 : 0, o);
+        unsetenv("TILEC_PERSIST_BLOCKS");
+        ck_assert_int_eq(r, TILEC_SUCCESS);
+        setenv("TILEC_PERSIST_BLOCKS", "1", 1); /* read when the runtime was made, not now */
+        tilecDevicePtr p;
+        ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+        tilecModule m = NULL;
+        ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 1, opts, &m), TILEC_SUCCESS);
+        int32_t M = 8192, N = 8192, K = 512;
+        void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+        const unsigned grid[3] = {64, 64, 1};
+        ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, args), TILEC_SUCCESS);
+        unsetenv("TILEC_PERSIST_BLOCKS");
+        ck_assert_uint_eq(fake->grid[0], cases[i].blocks);
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+        ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+    }
+    tilecRuntimeDestroy(&rt);
+    setenv("TILEC_STAGE", "0", 1);
+    static const char *const always[] = {"--stage=always"};
+    tilecResult r = tilecRuntimeCreateWithOptions(&rt, 0, 1, always);
+    unsetenv("TILEC_STAGE");
+    ck_assert_int_eq(r, TILEC_SUCCESS);
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 1 << 20), TILEC_SUCCESS);
+    static const char *const rne[] = {"--arch=sm_90a", "--precision=tf32-rne"};
+    tilecModule m = NULL;
+    ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", 2, rne, &m), TILEC_SUCCESS);
+    int32_t M = 256, N = 256, K = 255; /* A's rows off 16 bytes */
+    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+    const unsigned grid[3] = {2, 2, 1};
+    unsigned before = fake->launches;
+    ck_assert_int_eq(tilecLaunch(m, "mm", grid, NULL, args), TILEC_SUCCESS);
+    char kernels[128];
+    last_kernels(fake->launches - before, kernels, sizeof kernels);
+    ck_assert_str_eq(kernels, "tilec_stage_b32 mm");
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+}
+END_TEST
+
 /* What tilecLaunch does before a GEMM (runtime/stage.h): a tf32-rna GEMM
  * whose views are each read by 32 programs, K >= 1024, has both copied
  * rounded first and launches the kernel's entry for rounded views
@@ -367,7 +425,9 @@ END_TEST
  * the bad one named in the log. */
 START_TEST(autotune_loads_in_parallel)
 {
-    setenv("TILEC_TUNE_JOBS", "3", 1);
+    tilecRuntimeDestroy(&rt); /* one with three compile threads */
+    static const char *const jobs[] = {"--tune-jobs=3"};
+    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, 1, jobs), TILEC_SUCCESS);
     static const char *const persistent[] = {"--arch=sm_90a"}, *const one[] = {"--arch=sm_90a", "-fno-persistent"};
     static const char bad[] = "kernel @mm(%A: ptr<f32>) {\n  %x = nope\n}\n";
     tilecTuneConfig cfgs[3] = {
@@ -398,7 +458,6 @@ START_TEST(autotune_loads_in_parallel)
     ck_assert_uint_eq(fake->launches, launches);
     ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
     tilecFree(rt, p);
-    unsetenv("TILEC_TUNE_JOBS");
 }
 END_TEST
 
@@ -670,6 +729,7 @@ int main(void)
     tcase_add_test(tc, launch_copies_views_first);
     tcase_add_test(tc, tma_only_kernel_needs_its_maps);
     tcase_add_test(tc, jit_tma_only_falls_back);
+    tcase_add_test(tc, options_over_environment);
     tcase_add_test(tc, cluster_launch_pairs_blocks);
     tcase_add_test(tc, cluster_persist_cap_whole_clusters);
     tcase_add_test(tc, autotune_loads_in_parallel);
