@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/ptxas.h"
@@ -126,7 +127,8 @@ static int apply_option(TcSettings *s, const char *o, StrBuf *log)
     } else if (!strcmp(o, "--no-ptxas"))
         return set_string(&s->ptxas, NULL);
     else if ((v = value_of(o, "--ptxas"))) {
-        if (access(v, X_OK) != 0) {
+        struct stat st;
+        if (stat(v, &st) != 0 || !S_ISREG(st.st_mode) || access(v, X_OK) != 0) {
             sb_printf(log, "error: '%s': not an executable file\n", o);
             return -1;
         }

@@ -565,6 +565,7 @@ START_TEST(runtime_settings)
     } bad[] = {
         {"--cache-dir=", "the directory is empty"},
         {"--ptxas=/nonexistent/ptxas", "not an executable file"},
+        {"--ptxas=/tmp", "not an executable file"},
         {"--stage=sometimes", "never, auto or always"},
         {"--preround=1", "never, auto or always"},
         {"--persist-blocks=65536", "from 0 (no cap) to 65535"},
