@@ -956,7 +956,7 @@ int main(int argc, char **argv)
     int nrt = 0;
     if (!o.use_cache)
         rt_opts[nrt++] = "--no-cache";
-    if (o.autotune) /* the autotuner's progress on the terminal */
+    if (o.autotune && !getenv("TILEC_TUNE_VERBOSE")) /* the autotuner's progress on the terminal, unless told */
         rt_opts[nrt++] = "--tune-verbose";
     tilecResult r = tilecRuntimeCreateWithOptions(&rt, o.device, nrt, rt_opts);
     if (r == TILEC_ERROR_NO_DRIVER || r == TILEC_ERROR_NO_DEVICE) {

@@ -36,7 +36,7 @@ extern "C" {
 typedef enum {
     TILEC_SUCCESS = 0,
     TILEC_ERROR_INVALID_ARGUMENT,  /* NULL handle, bad index, ... */
-    TILEC_ERROR_INVALID_OPTION,    /* unknown or malformed compile option; see the log */
+    TILEC_ERROR_INVALID_OPTION,    /* unknown or malformed compile or runtime option; see the log */
     TILEC_ERROR_OUT_OF_MEMORY,     /* host memory */
     TILEC_ERROR_COMPILATION,       /* the source has errors; diagnostics in the log */
     TILEC_ERROR_INVALID_STATE,     /* e.g. asking for PTX before a successful compile */
@@ -111,22 +111,34 @@ typedef uint64_t tilecDevicePtr;
  * destroying a runtime before unloading its modules is safe. */
 TILEC_API tilecResult tilecRuntimeCreate(tilecRuntime *rt, int device);
 /* tilecRuntimeCreate with settings, each over its environment variable
- * (which is otherwise read; fixed for the runtime's life):
- *   --cache-dir=DIR, --no-cache, --cache   the kernel cache (TILEC_CACHE_DIR,
- *       TILEC_CACHE=0; default $XDG_CACHE_HOME/tilec, else ~/.cache/tilec)
- *   --ptxas=PATH, --no-ptxas   the ptxas that turns PTX into cubins
- *       (TILEC_PTXAS; default the toolkit's where installed; none: the
- *       driver's JIT)
- *   --stage=never|auto|always, --preround=never|auto|always   tilecLaunch's
- *       copies of views (TILEC_STAGE, TILEC_PREROUND = 0 or 1; default auto)
+ * (which tilecRuntimeCreate reads). Both are read once, here: a variable
+ * set later changes nothing for this runtime. Options apply in order, the
+ * last of a kind winning; a bad variable is a note in the log, its default
+ * kept.
+ *   --cache-dir=DIR      the kernel cache's directory, and the cache on
+ *                        (TILEC_CACHE_DIR; default $XDG_CACHE_HOME/tilec,
+ *                        else ~/.cache/tilec; a relative DIR is taken from
+ *                        the working directory at each use)
+ *   --no-cache, --cache  memory only, or on disk (TILEC_CACHE=0|off|no|false)
+ *   --ptxas=PATH         the ptxas that turns PTX into cubins: a regular
+ *                        executable file when the runtime is made
+ *                        (TILEC_PTXAS, not checked; default the toolkit's
+ *                        where installed)
+ *   --no-ptxas           the driver's JIT instead (TILEC_PTXAS=0|off)
+ *   --stage=never|auto|always     tilecLaunch's copies of views TMA cannot
+ *   --preround=never|auto|always  describe, and of tf32-rna views rounded
+ *                        (TILEC_STAGE, TILEC_PREROUND = 0|1; default auto)
  *   --jit-tma-only, --no-jit-tma-only   tilecModuleLoadSource's own option
- *       (TILEC_JIT_TMA_ONLY=0; default on)
- *   --persist-blocks=N   a persistent launch's blocks at most (0: no cap)
- *   --tune-jobs=N        tilecAutotune's compile threads (0: one per CPU,
- *       at most 16), --tune-verbose its progress on stderr
- *       (TILEC_PERSIST_BLOCKS, TILEC_TUNE_JOBS, TILEC_TUNE_VERBOSE)
- * An unknown or malformed option: TILEC_ERROR_INVALID_OPTION and the log
- * says which, the handle as a failed tilecRuntimeCreate's. */
+ *                        (TILEC_JIT_TMA_ONLY=0; default on)
+ *   --persist-blocks=N   a persistent launch's blocks at most, 0..65535
+ *                        (0: no cap; TILEC_PERSIST_BLOCKS=1..65535)
+ *   --tune-jobs=N        tilecAutotune's compile threads, 0..1024, used up
+ *                        to 16 (0: one per CPU; TILEC_TUNE_JOBS)
+ *   --tune-verbose, --no-tune-verbose   its progress on stderr
+ *                        (TILEC_TUNE_VERBOSE=1)
+ * An unknown or malformed option: TILEC_ERROR_INVALID_OPTION, and the log
+ * names each; a negative count or a NULL array: INVALID_ARGUMENT. The
+ * handle is then as a failed tilecRuntimeCreate's (it holds the log). */
 TILEC_API tilecResult tilecRuntimeCreateWithOptions(tilecRuntime *rt, int device, int nopts, const char *const *opts);
 /* Last error explanation of the runtime (CUDA error names, JIT log, cache
  * notes). A failing call replaces the log, notes of successful calls are
@@ -209,8 +221,8 @@ typedef struct {
 /* Picks the fastest of n configurations of kernel `kernel` on the problem
  * that args describe, loads it into *mod and gives its index in *best.
  * The configurations are compiled and loaded (through the kernel cache)
- * from several threads at once (TILEC_TUNE_JOBS, default one per CPU, at
- * most 16), then each is launched once to check it and timed with device
+ * from several threads at once (the runtime's --tune-jobs or
+ * TILEC_TUNE_JOBS, default one per CPU, at most 16), then each is launched once to check it and timed with device
  * events: batches of launches of at least ~1 ms, the median of 5 after a
  * warm-up (~0.1 s per configuration; the kernels run on args repeatedly,
  * so they must not read what they write). A configuration that fails to compile or launch is skipped and
@@ -219,7 +231,8 @@ typedef struct {
  * "gemm f32 8192x8192x8192"), together with the configurations and the
  * device: in the runtime and in the disk cache (<cache dir>/<hash>.tune),
  * so a later call, in this process or another, loads the choice without
- * timing. TILEC_TUNE_VERBOSE=1 prints each configuration's time to stderr. */
+ * timing. --tune-verbose (TILEC_TUNE_VERBOSE=1) prints each configuration's
+ * time to stderr. Both are the runtime's, fixed when it was made. */
 /* args as tilecLaunch's (not NULL). */
 TILEC_API tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfig *cfgs, unsigned n,
                                     const char *kernel, void **args, unsigned *best, tilecModule *mod);

@@ -332,8 +332,8 @@ tilecResult tilecRuntimeCreateWithOptions(tilecRuntime *rtp, int device, int nop
     int oom = 0;
     tilecResult t = TILEC_SUCCESS;
     if (nopts < 0 || (nopts > 0 && !opts)) {
-        sb_printf(&msg, "error: %d options%s\n", nopts, nopts < 0 ? "" : ", but the array is NULL");
-        t = TILEC_ERROR_INVALID_OPTION;
+        sb_puts(&msg, "error: invalid option list (negative count or NULL array)\n");
+        t = TILEC_ERROR_INVALID_ARGUMENT;
     } else if (tc_settings_init(&rt->settings, nopts, opts, &msg, &oom) != 0)
         t = oom ? TILEC_ERROR_OUT_OF_MEMORY : TILEC_ERROR_INVALID_OPTION;
     else if (device < 0) {

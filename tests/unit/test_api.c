@@ -544,18 +544,35 @@ START_TEST(runtime_settings)
     tc_settings_free(&s);
     ck_assert_uint_eq(log.len, 0);
 
-    /* bad variables: noted, the default kept */
+    /* bad variables: noted, the default kept; TILEC_TUNE_JOBS read as
+     * strtol reads it, at least one thread (as before the options) */
     setenv("TILEC_STAGE", "yes", 1);
     setenv("TILEC_PERSIST_BLOCKS", "0", 1);
     setenv("TILEC_TUNE_JOBS", "3x", 1);
     ck_assert_int_eq(tc_settings_init(&s, 0, NULL, &log, &oom), 0);
     ck_assert_int_eq(s.stage, TC_SWITCH_AUTO);
     ck_assert_uint_eq(s.persist_blocks, 0);
-    ck_assert_uint_eq(s.tune_jobs, 0);
+    ck_assert_uint_eq(s.tune_jobs, 3);
     tc_settings_free(&s);
     ASSERT_LOG_HAS(log, "note: TILEC_STAGE=yes is neither 0 nor 1");
     ASSERT_LOG_HAS(log, "note: TILEC_PERSIST_BLOCKS=0 is not a number from 1 to 65535");
-    ASSERT_LOG_HAS(log, "note: TILEC_TUNE_JOBS=3x");
+    setenv("TILEC_TUNE_JOBS", "0", 1);
+    setenv("TILEC_PERSIST_BLOCKS", "", 1);
+    ck_assert_int_eq(tc_settings_init(&s, 0, NULL, &log, &oom), 0);
+    ck_assert_uint_eq(s.tune_jobs, 1); /* serial, as it was */
+    tc_settings_free(&s);
+    ASSERT_LOG_HAS(log, "note: TILEC_PERSIST_BLOCKS= is not a number");
+    /* an option over a bad variable: the variable not judged */
+    sb_free(&log);
+    sb_init(&log);
+    setenv("TILEC_TUNE_VERBOSE", "1", 1);
+    const char *over[] = {"--stage=always", "--persist-blocks=2", "--no-tune-verbose"};
+    ck_assert_int_eq(tc_settings_init(&s, 3, over, &log, &oom), 0);
+    ck_assert_int_eq(s.stage, TC_SWITCH_ALWAYS);
+    ck_assert_uint_eq(s.persist_blocks, 2);
+    ck_assert_int_eq(s.tune_verbose, 0);
+    tc_settings_free(&s);
+    ck_assert_msg(log.len == 0, "log: %s", LOG_TEXT(log));
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
 
@@ -572,9 +589,11 @@ START_TEST(runtime_settings)
         {"--persist-blocks=-1", "from 0 (no cap) to 65535"},
         {"--tune-jobs=", "from 0 (one per CPU) to 1024"},
         {"--tune-jobs=2k", "from 0 (one per CPU) to 1024"},
-        {"--cache-dir", "unknown runtime option '--cache-dir'"},
-        {"-fwgmma-tma-only", "unknown runtime option"},
-        {"--stage", "unknown runtime option"},
+        {"--cache-dir", "'--cache-dir': it takes a value"},
+        {"-fwgmma-tma-only", "a compile option"},
+        {"--stage", "it takes a value"},
+        {"--ptxas=off", "no ptxas is --no-ptxas"},
+        {"--verbose", "unknown runtime option '--verbose'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sb_free(&log);
@@ -585,8 +604,9 @@ START_TEST(runtime_settings)
         ck_assert_ptr_null(s.cache_dir);
         ASSERT_LOG_HAS(log, bad[i].says);
     }
-    const char *null_opt[] = {NULL};
-    ck_assert_int_eq(tc_settings_init(&s, 1, null_opt, &log, &oom), -1);
+    const char *null_opt[] = {"--cache", NULL};
+    ck_assert_int_eq(tc_settings_init(&s, 2, null_opt, &log, &oom), -1);
+    ASSERT_LOG_HAS(log, "option 1 is NULL");
     sb_free(&log);
 
     /* through the API: a bad option fails before the driver is asked, a
@@ -599,9 +619,9 @@ START_TEST(runtime_settings)
     ck_assert_msg(strstr(text, "'--stage=maybe'") != NULL, "log: %s", text);
     ck_assert_int_eq(tilecMalloc(rt, &(tilecDevicePtr){0}, 16), TILEC_ERROR_INVALID_OPTION);
     tilecRuntimeDestroy(&rt);
-    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, -1, NULL), TILEC_ERROR_INVALID_OPTION);
+    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, -1, NULL), TILEC_ERROR_INVALID_ARGUMENT);
     tilecRuntimeDestroy(&rt);
-    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, 1, NULL), TILEC_ERROR_INVALID_OPTION);
+    ck_assert_int_eq(tilecRuntimeCreateWithOptions(&rt, 0, 1, NULL), TILEC_ERROR_INVALID_ARGUMENT);
     tilecRuntimeDestroy(&rt);
     ck_assert_int_eq(tilecRuntimeCreateWithOptions(NULL, 0, 0, NULL), TILEC_ERROR_INVALID_ARGUMENT);
     if (!driver_present()) {
