@@ -1,5 +1,8 @@
 /*
- * Fuzz target: the embedding API's option parsing (tilecCompileProgram).
+ * Fuzz target: the embedding API's option parsing (tilecCompileProgram),
+ * and the runtime's (tc_settings_init: tilecRuntimeCreateWithOptions'
+ * settings, called directly so that no runtime or cache directory is made
+ * where a driver is present).
  *
  * The input is a list of option strings separated by newlines (a NUL byte
  * inside a line ends that option early, as it would in C). Most inputs are
@@ -7,13 +10,16 @@
  * after the options were parsed and canonicalized; one input in eight gets
  * a tiny valid kernel instead and goes through the whole pipeline, so that
  * every option also reaches the stage that reads it. Invariants: an option
- * error comes with a log, a success with PTX, and the log is always there.
+ * error comes with a log, a success with PTX, and the log is always there;
+ * the runtime's settings fail with an error in the log or hold what a
+ * success promises (a ptxas only where one was found, switches in range).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/settings.h"
 #include "tilec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -69,6 +75,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int s = TILEC_STAGE_TIR_INPUT; s <= TILEC_STAGE_PTX; s++)
         (void)tilecGetStage(p, (tilecStage)s, &text);
     tilecDestroyProgram(&p);
+
+    StrBuf slog;
+    sb_init(&slog);
+    TcSettings st;
+    int oom = 0;
+    if (tc_settings_init(&st, n, opts, &slog, &oom) == 0) {
+        if (st.stage < TC_SWITCH_AUTO || st.stage > TC_SWITCH_ALWAYS || st.preround < TC_SWITCH_AUTO ||
+            st.preround > TC_SWITCH_ALWAYS || st.persist_blocks > 65535 || st.tune_jobs > 1024 ||
+            (st.cache_dir && !st.cache_dir[0]))
+            abort();
+        tc_settings_free(&st);
+    } else if (!oom && (!slog.data || !strstr(slog.data, "error")))
+        abort(); /* a refused option must say why */
+    sb_free(&slog);
     free(buf);
     return 0;
 }
