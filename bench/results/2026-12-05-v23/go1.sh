@@ -1,4 +1,4 @@
-# Session 20, first device call (at most 8 minutes): what no GPU has run since session 17, the
+# Session 20, first device call (at most 7 minutes): what no GPU has run since session 17, the
 # current defaults first.
 # 1. gpu_test_gemm with the defaults (session 18's swapped_frags: shorter consumer K loops; this
 #    session's bf16 edge copy loop, 603d4aa: its bf16 cases load the full kernel).
@@ -11,13 +11,13 @@
 . bench/device/env.sh
 S=$SECONDS
 L=${OUT:-/tmp}
-TILEC_GPU_QUICK=1 timeout 150 $B/bin/gpu_test_gemm > $L/gemm_default.log 2>&1
+TILEC_GPU_QUICK=1 timeout 140 $B/bin/gpu_test_gemm > $L/gemm_default.log 2>&1
 echo "default gpu_test_gemm exit $? t=$((SECONDS-S))"; tail -1 $L/gemm_default.log; grep -B2 FAIL $L/gemm_default.log | head
-timeout 100 $B/bin/gpu_test_ops > $L/ops.log 2>&1
+timeout 90 $B/bin/gpu_test_ops > $L/ops.log 2>&1
 echo "gpu_test_ops exit $? t=$((SECONDS-S))"; grep -E 'exp|seed|FAIL' $L/ops.log | head -12
-TILEC_GPU_QUICK=1 TILEC_TEST_COPT=-fno-wgmma-tma timeout 120 $B/bin/gpu_test_gemm > $L/gemm_notma.log 2>&1
+TILEC_GPU_QUICK=1 TILEC_TEST_COPT=-fno-wgmma-tma timeout 90 $B/bin/gpu_test_gemm > $L/gemm_notma.log 2>&1
 echo "gpu_test_gemm -fno-wgmma-tma exit $? t=$((SECONDS-S))"; tail -1 $L/gemm_notma.log; grep -B2 FAIL $L/gemm_notma.log | head
 echo "== JIT default"
-timeout 70 $B/bin/bench_gemm --archs=sm_90a --modes=tf32-rne,tf32-rna --shapes=4096,8192 --cfg=128x256x32w8g8 \
+timeout 60 $B/bin/bench_gemm --archs=sm_90a --modes=tf32-rne,tf32-rna --shapes=4096,8192 --cfg=128x256x32w8g8 \
   --target-ms=40 --warmup-ms=100 --compile-runs=1 > $L/jit_default.log 2>&1
 grep -E '^[0-9]+x.*(tilec|cublas tf32)' $L/jit_default.log; echo "t=$((SECONDS-S))"
