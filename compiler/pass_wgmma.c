@@ -326,6 +326,18 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
     return stages;
 }
 
+/* Whether in is a loop with a dot directly in its body (a GEMM loop). */
+static int is_gemm_loop(const TirModule *m, const TirInst *in)
+{
+    if (in->op != OP_FOR)
+        return 0;
+    const TirBlock *body = &m->blocks[in->body];
+    for (uint32_t l = 0; l < body->ninsts; l++)
+        if (m->insts[m->pool[body->insts + l]].op == OP_DOT)
+            return 1;
+    return 0;
+}
+
 /* --remarks for the loops with a dot that the pipeline cannot take: with
  * why, every one (no pipeline at all: sm_80, -fno-wgmma); without, those
  * nested inside another loop (the pipeline takes a kernel's top-level loop
@@ -336,16 +348,13 @@ static void remark_loops(const TirModule *m, const TirBlock *b, uint32_t outer, 
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
         if (in->op != OP_FOR)
             continue;
-        const TirBlock *body = &m->blocks[in->body];
-        int has_dot = 0;
-        for (uint32_t l = 0; l < body->ninsts && !has_dot; l++)
-            has_dot = m->insts[m->pool[body->insts + l]].op == OP_DOT;
+        int has_dot = is_gemm_loop(m, in);
         if (has_dot && why)
             diag_remark(d, in->loc, "loop left to the generic lowering: %s", why);
         else if (has_dot && outer)
             diag_remark(d, in->loc, "loop left to the generic lowering: it is inside the loop at line %u, and the "
                                     "pipeline takes a loop of the kernel's body only", m->insts[outer].loc.line);
-        remark_loops(m, body, outer ? outer : m->pool[b->insts + j], why, d);
+        remark_loops(m, &m->blocks[in->body], outer ? outer : m->pool[b->insts + j], why, d);
     }
 }
 
@@ -377,14 +386,10 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                     diag_remark(d, m->insts[i].loc, "loop left to the generic lowering: %s", why);
                 for (uint32_t l = j + 1; o->remarks && l < b->ninsts; l++) { /* the kernel's later GEMM loops */
                     const TirInst *later = &m->insts[m->pool[b->insts + l]];
-                    const TirBlock *body = later->op == OP_FOR ? &m->blocks[later->body] : NULL;
-                    for (uint32_t q = 0; body && q < body->ninsts; q++)
-                        if (m->insts[m->pool[body->insts + q]].op == OP_DOT) {
-                            diag_remark(d, later->loc, "loop left to the generic lowering: the pipeline takes "
-                                                       "a kernel's first loop only (line %u)",
-                                        m->insts[i].loc.line);
-                            break;
-                        }
+                    if (is_gemm_loop(m, later))
+                        diag_remark(d, later->loc, "loop left to the generic lowering: the pipeline takes "
+                                                   "a kernel's first loop only (line %u)",
+                                    m->insts[i].loc.line);
                 }
                 break; /* one pipeline per kernel */
             }

@@ -60,7 +60,6 @@ struct tilecRuntime_st {
     void *stage_mod;  /* its copy kernels' module, loaded at the first launch with tensor maps */
     TcStageKernels stage_kernels;
     int stage_failed; /* that load failed (noted once): no staging */
-    int preround;     /* TC_PREROUND_*, from settings.preround */
     TcSettings settings; /* runtime/settings.h: staging, ptxas, the JIT's options, persistent blocks, tuning */
     TcCache *cache;
     StrBuf log;
@@ -261,10 +260,15 @@ static void rt_release(tilecRuntime rt)
  * the settings say never; always stages every view it can (the tests' way
  * to reach it with small shapes). Pre-rounding: never stages views only to
  * round them, always does wherever the kernel allows (tests). */
+/* The settings' pre-rounding switch as the staging plan takes it (TC_PREROUND_*). */
+static int preround_rule(const TcSettings *s)
+{
+    return s->preround == TC_SWITCH_NEVER ? TC_PREROUND_OFF : s->preround == TC_SWITCH_ALWAYS ? TC_PREROUND_ALWAYS
+                                                                                               : TC_PREROUND_AUTO;
+}
+
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {
-    int pre = rt->settings.preround;
-    rt->preround = pre == TC_SWITCH_NEVER ? TC_PREROUND_OFF : pre == TC_SWITCH_ALWAYS ? TC_PREROUND_ALWAYS : TC_PREROUND_AUTO;
     if (rt->settings.stage == TC_SWITCH_NEVER || rt->dev.cc_major * 10 + rt->dev.cc_minor != 90 ||
         cu_ctx_enter(&rt->dev, msg) != TILEC_SUCCESS)
         return;
@@ -818,7 +822,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
      * no map describes as it is, whatever the reuse (any_reuse; pre-rounding keeps its rule); one
      * the JIT made so (mod->full) stages by the rule and leaves the rest to the kernel as asked for */
     TcStageCtx stage = {rt->stage_pool, k->ntmaps ? stage_kernels(rt, &msg) : NULL, (void *)stream,
-                        rt->settings.stage == TC_SWITCH_ALWAYS ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], rt->preround, noted,
+                        rt->settings.stage == TC_SWITCH_ALWAYS ? UINT64_MAX : (uint64_t)g[0] * g[1] * g[2], preround_rule(&rt->settings), noted,
                         k->tma_required && !mod->full};
     if (k->ntmaps && (t = tc_tmap_args_build(&tmaps, k, args, &stage, &msg)) != TILEC_SUCCESS) {
         cu_ctx_leave();
