@@ -6,7 +6,11 @@
  * behaves like one device of compute capability 9.0 with 132
  * multiprocessors: memory (also from its one memory pool) is host memory,
  * modules are counted, launches are recorded (the kernel's name) and do not
- * run, events read the host clock.
+ * run, events read the host clock. With FAKE_CUDA_EMULATE=1 in the
+ * environment a launch of a PTX module runs on the host instead
+ * (ptx_emu.h): its threads, shared memory, tensor maps and all, over the
+ * device memory it allocated; an emulation failure is the launch's error,
+ * its reason on stderr.
  *
  * Faults on demand: fake_cuda_fail(NAME, CODE, TIMES) makes entry point
  * NAME (e.g. "cuModuleLoadData") return CUresult CODE the next TIMES calls
@@ -22,6 +26,7 @@
 #include <time.h>
 
 #include "fake_cuda.h"
+#include "ptx_emu.h"
 
 static FakeCudaStats stats;
 static pthread_mutex_t stats_mu = PTHREAD_MUTEX_INITIALIZER; /* launches may come from several threads */
@@ -185,16 +190,26 @@ CUresult cuStreamSynchronize(CUstream s)
  * ELF image (a real ptxas's) any function asked for. A function is its
  * name, interned (launches record it). */
 enum { MAX_FUNCTIONS = 64 };
+typedef struct {
+    PtxEmuModule *emu; /* parsed at its first emulated launch */
+    char text[];       /* the image: PTX, or "\x7fELF" for a cubin */
+} FakeModule;
 static char functions[MAX_FUNCTIONS][64];
 static unsigned function_cluster[MAX_FUNCTIONS]; /* its entry's .reqnctapercluster x, else 0 */
+static FakeModule *function_module[MAX_FUNCTIONS]; /* the last module loaded with this name */
 static unsigned nfunctions;
+static pthread_mutex_t functions_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult new_module(CUmodule *m, const void *image)
 {
-    const char *text = image;
-    *m = (CUmodule)strdup(!memcmp(text, "\x7f" "ELF", 4) ? "\x7f" "ELF" : text);
-    if (!*m)
+    const char *text = !memcmp(image, "\x7f" "ELF", 4) ? "\x7f" "ELF" : image;
+    size_t n = strlen(text) + 1;
+    FakeModule *fm = malloc(sizeof *fm + n);
+    if (!fm)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    fm->emu = NULL;
+    memcpy(fm->text, text, n);
+    *m = (CUmodule)fm;
     __atomic_add_fetch(&stats.modules, 1, __ATOMIC_SEQ_CST);
     return CUDA_SUCCESS;
 }
@@ -217,14 +232,22 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_op
 
 CUresult cuModuleUnload(CUmodule m)
 {
-    free(m);
+    FakeModule *fm = (FakeModule *)m;
+    pthread_mutex_lock(&functions_mu);
+    for (unsigned i = 0; i < nfunctions; i++)
+        if (function_module[i] == fm)
+            function_module[i] = NULL;
+    pthread_mutex_unlock(&functions_mu);
+    ptx_emu_free(fm->emu);
+    free(fm);
     __atomic_sub_fetch(&stats.modules, 1, __ATOMIC_SEQ_CST);
     return CUDA_SUCCESS;
 }
 
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    const char *text = (const char *)m;
+    FakeModule *fm = (FakeModule *)m;
+    const char *text = fm->text;
     unsigned cluster = 0;
     if (memcmp(text, "\x7f" "ELF", 4) != 0) {
         size_t n = strlen(name) + 16;
@@ -239,16 +262,17 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
         const char *body = strchr(at, '{'), *req = strstr(at, ".reqnctapercluster");
         cluster = req && (!body || req < body) ? (unsigned)atoi(req + strlen(".reqnctapercluster")) : 0;
     }
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&functions_mu);
     unsigned i = 0;
     while (i < nfunctions && strcmp(functions[i], name) != 0)
         i++;
     if (i == nfunctions && nfunctions < MAX_FUNCTIONS)
         snprintf(functions[nfunctions++], sizeof functions[0], "%s", name);
-    if (i < MAX_FUNCTIONS)
+    if (i < MAX_FUNCTIONS) {
         function_cluster[i] = cluster; /* (the last module loaded with this name) */
-    pthread_mutex_unlock(&mu);
+        function_module[i] = fm;
+    }
+    pthread_mutex_unlock(&functions_mu);
     if (i == MAX_FUNCTIONS)
         return CUDA_ERROR_NOT_FOUND;
     *f = (CUfunction)functions[i];
@@ -280,6 +304,28 @@ CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction f, const CUlaunc
     return CUDA_SUCCESS;
 }
 
+/* FAKE_CUDA_EMULATE=1: the launch run by the PTX interpreter */
+static CUresult emulate_launch(CUfunction f, const unsigned g[3], const unsigned bl[3], unsigned shared, void **params)
+{
+    unsigned i = (unsigned)((const char(*)[64])f - functions);
+    pthread_mutex_lock(&functions_mu);
+    FakeModule *fm = function_module[i];
+    pthread_mutex_unlock(&functions_mu);
+    char err[2048] = "";
+    if (!fm || !memcmp(fm->text, "\x7f" "ELF", 4)) {
+        fprintf(stderr, "fake-cuda: %s: no PTX to emulate (a cubin: run without ptxas)\n", (const char *)f);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (!fm->emu && !(fm->emu = ptx_emu_parse(fm->text, err, sizeof err))) {
+        fprintf(stderr, "fake-cuda: %s: %s\n", (const char *)f, err);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    int r = ptx_emu_launch(fm->emu, (const char *)f, g, bl, shared, params, err, sizeof err);
+    if (r)
+        fprintf(stderr, "fake-cuda: emulated launch: %s\n", err);
+    return r == 0 ? CUDA_SUCCESS : r == -2 ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_LAUNCH_FAILED;
+}
+
 /* a launch's record; cluster: its dimensions, NULL for none */
 static void record_launch(CUfunction f, const unsigned g[3], const unsigned bl[3], unsigned shared,
                           const unsigned *cluster)
@@ -306,7 +352,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     if (cl[0] && gx % cl[0]) /* the driver's rule: the grid a multiple of the entry's cluster */
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     record_launch(f, g, bl, shared, cl[0] ? cl : NULL);
-    return CUDA_SUCCESS;
+    const char *emulate = getenv("FAKE_CUDA_EMULATE");
+    return emulate && !strcmp(emulate, "1") ? emulate_launch(f, g, bl, shared, params) : CUDA_SUCCESS;
 }
 
 /* device memory starts on 256 bytes, as the driver's does; the device
@@ -321,11 +368,14 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
     FAULT("cuMemAlloc_v2");
     void *m = device_alloc(n);
     *p = (CUdeviceptr)(uintptr_t)m;
+    if (m)
+        ptx_emu_add_range(*p, n);
     return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr p)
 {
+    ptx_emu_remove_range(p);
     free((void *)(uintptr_t)p);
     return CUDA_SUCCESS;
 }
@@ -382,14 +432,17 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CU
     FAULT("cuMemAllocFromPoolAsync");
     void *m = device_alloc(n);
     *p = (CUdeviceptr)(uintptr_t)m;
-    if (m)
+    if (m) {
         __atomic_add_fetch(&stats.pool_allocs, 1, __ATOMIC_SEQ_CST);
+        ptx_emu_add_range(*p, n);
+    }
     return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
     (void)s;
+    ptx_emu_remove_range(p);
     free((void *)(uintptr_t)p);
     return CUDA_SUCCESS;
 }
@@ -491,9 +544,27 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuui
                                 const cuuint32_t *estrides, CUtensorMapInterleave il, CUtensorMapSwizzle sw,
                                 CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob)
 {
-    (void)type, (void)rank, (void)base, (void)dims, (void)strides, (void)box, (void)estrides, (void)il, (void)sw;
-    (void)l2, (void)oob;
+    (void)estrides, (void)il, (void)l2;
     memset(map, 0, sizeof *map);
+    /* what the interpreter reads back (ptx_emu.h) */
+    PtxEmuTmap t = {.magic = PTX_EMU_TMAP_MAGIC, .dtype = (uint32_t)type, .rank = rank, .oob_nan = oob != 0,
+                    .base = (uint64_t)(uintptr_t)base};
+    t.esize = type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 || type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 ? 2
+              : type == CU_TENSOR_MAP_DATA_TYPE_UINT8                                            ? 1
+              : type == CU_TENSOR_MAP_DATA_TYPE_FLOAT64 || type == CU_TENSOR_MAP_DATA_TYPE_INT64   ? 8
+                                                                                                  : 4;
+    t.swizzle = sw == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : sw == CU_TENSOR_MAP_SWIZZLE_64B ? 64
+                : sw == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : 0;
+    if (rank < 1 || rank > 5)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < rank; i++) {
+        t.dims[i] = (uint32_t)dims[i];
+        t.box[i] = box[i];
+        if (i)
+            t.strides[i - 1] = strides[i - 1];
+    }
+    _Static_assert(sizeof t <= sizeof *map, "the emulator's map fits a CUtensorMap");
+    memcpy(map, &t, sizeof t);
     __atomic_add_fetch(&stats.tensor_maps, 1, __ATOMIC_SEQ_CST);
     return CUDA_SUCCESS;
 }

@@ -1,0 +1,1489 @@
+/*
+ * Running a parsed PTX entry (ptx_parse.c) over a grid: the blocks one
+ * after another, a block's threads by a scheduler that runs each until it
+ * waits, and the instructions' semantics. Warp and warpgroup collectives
+ * (mma.sync, wgmma, shfl, vote) run when the last member arrives; copies
+ * (cp.async, TMA) and wgmmas complete at once, which is one schedule a GPU
+ * may take. A pass over the block in which no thread changed anything
+ * visible (a store, an arrival, an exit) is a deadlock.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "ptx_emu_impl.h"
+#include "reference/round.h"
+
+/* generic addresses of the shared and local windows: outside the host's */
+#define SHARED_GEN 0x1000000000000000ull
+#define LOCAL_GEN 0x2000000000000000ull
+#define SHARED_RESERVED 1024 /* Hopper keeps the first KB of a block's shared memory */
+#define MAX_BARRIERS 16
+#define STEP_BUDGET (1u << 16)
+#define LAUNCH_LIMIT (1ull << 36) /* instructions a launch may run: past it, a loop that never ends */
+
+/* ---- global memory ranges ------------------------------------------------------- */
+
+typedef struct {
+    uint64_t base, bytes;
+} Range;
+static Range *ranges;
+static unsigned nranges, capranges;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+void ptx_emu_add_range(uint64_t base, uint64_t bytes)
+{
+    pthread_mutex_lock(&mu);
+    if (nranges == capranges) {
+        unsigned c = capranges ? capranges * 2 : 64;
+        Range *r = realloc(ranges, c * sizeof *r);
+        if (!r)
+            abort();
+        ranges = r, capranges = c;
+    }
+    ranges[nranges++] = (Range){base, bytes};
+    pthread_mutex_unlock(&mu);
+}
+
+void ptx_emu_remove_range(uint64_t base)
+{
+    pthread_mutex_lock(&mu);
+    for (unsigned i = 0; i < nranges; i++)
+        if (ranges[i].base == base) {
+            ranges[i] = ranges[--nranges];
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+}
+
+/* ---- launch state ----------------------------------------------------------------- */
+
+enum { TS_RUN, TS_DONE, TS_BAR, TS_COLL };
+enum { X_NEXT, X_JUMP, X_BLOCK, X_YIELD, X_FAIL };
+
+typedef struct {
+    uint32_t pc;
+    uint8_t state;
+    uint8_t bar;
+    unsigned tid;
+    uint64_t *r;
+    uint8_t *local;
+} Th;
+
+typedef struct {
+    uint32_t addr, expected, pending, phase;
+    int64_t tx;
+} Mbar;
+
+typedef struct {
+    int pc;
+    unsigned arrived;
+} Coll;
+
+typedef struct {
+    const PtxEmuModule *m;
+    const PtxEntry *e;
+    void **params;
+    unsigned grid[3], block[3], ctaid[3], nthreads, alive, dyn;
+    uint8_t *smem;
+    uint64_t smem_bytes, dyn_base;
+    Th *th;
+    uint64_t *regs;
+    uint8_t *local;
+    Mbar *mb;
+    unsigned nmb, capmb;
+    struct {
+        unsigned arrived;
+        int expected; /* -1: every thread alive */
+    } bar[MAX_BARRIERS];
+    Coll *warp, *wg;
+    uint64_t events, steps;
+    char *err;
+    size_t errlen;
+    int status; /* 0, -1 fault, -2 unknown */
+    const Range *lastrange;
+} Blk;
+
+static int fail(Blk *b, int status, const PtxInsn *in, const char *fmt, ...)
+{
+    if (b->status)
+        return X_FAIL;
+    b->status = status;
+    int n = 0;
+    if (in)
+        n = snprintf(b->err, b->errlen, "%s, block (%u,%u,%u): ptx line %d '%s': ", b->e->name, b->ctaid[0],
+                     b->ctaid[1], b->ctaid[2], in->line, in->text);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < b->errlen)
+        vsnprintf(b->err + n, b->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return X_FAIL;
+}
+
+/* ---- values ------------------------------------------------------------------------- */
+
+static unsigned width(int t)
+{
+    switch (t) {
+    case T_PRED: return 1;
+    case T_B8: case T_U8: case T_S8: return 8;
+    case T_B16: case T_U16: case T_S16: case T_F16: case T_BF16: return 16;
+    case T_B64: case T_U64: case T_S64: case T_F64: return 64;
+    default: return 32;
+    }
+}
+static int is_signed(int t) { return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64; }
+static int is_float(int t) { return t == T_F32 || t == T_F64 || t == T_F16 || t == T_BF16 || t == T_TF32; }
+static uint64_t mask_of(unsigned w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
+static int64_t sext(uint64_t v, unsigned w) { return w >= 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w); }
+static float f32(uint64_t v) { return bits_f32((uint32_t)v); }
+static uint64_t bf32(float f) { return f32_bits(f); }
+static double f64(uint64_t v)
+{
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+static uint64_t bf64(double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    return v;
+}
+static float ftz(float f, int on) { return on && f != 0 && fabsf(f) < 1.17549435e-38f ? copysignf(0.0f, f) : f; }
+
+static uint64_t sreg(const Blk *b, const Th *t, int which)
+{
+    switch (which) {
+    case 0: return t->tid % b->block[0];
+    case 1: return t->tid / b->block[0] % b->block[1];
+    case 2: return t->tid / (b->block[0] * b->block[1]);
+    case 3: case 4: case 5: return b->block[which - 3];
+    case 6: case 7: case 8: return b->ctaid[which - 6];
+    case 9: case 10: case 11: return b->grid[which - 9];
+    case 12: return t->tid % 32;
+    case 13: return t->tid / 32;
+    case 14: case 15: case 19: return b->steps;
+    case 16: return (b->nthreads + 31) / 32;
+    case 17: return 0;
+    case 18: return 132;
+    case 20: return (1u << (t->tid % 32)) - 1;
+    case 21: return b->dyn;
+    case 22: return 0;
+    default: return 1;
+    }
+}
+
+static uint64_t sym_value(const Blk *b, int sym)
+{
+    if (sym >= PTX_SYM_PARAM_BASE)
+        return (uint64_t)(uintptr_t)b->params[sym - PTX_SYM_PARAM_BASE];
+    const PtxVar *v = &b->m->vars[sym];
+    if (v->local)
+        return 0;
+    if (v->shared)
+        return v->dynamic ? b->dyn_base : SHARED_RESERVED + v->offset;
+    return (uint64_t)(uintptr_t)v->host;
+}
+
+static uint64_t rd(const Blk *b, const Th *t, const PtxOp *o)
+{
+    uint64_t v;
+    switch (o->kind) {
+    case K_REG: v = t->r[o->reg]; break;
+    case K_IMM: v = (uint64_t)o->imm; break;
+    case K_SREG: v = sreg(b, t, o->reg); break;
+    case K_SYM: v = sym_value(b, o->sym); break;
+    default: v = 0;
+    }
+    return o->neg ? !(v & 1) : v;
+}
+
+static uint64_t rdt(const Blk *b, const Th *t, const PtxOp *o, int type) { return rd(b, t, o) & mask_of(width(type)); }
+
+static void wr(Th *t, const PtxOp *o, int type, uint64_t v)
+{
+    if (o->kind == K_REG)
+        t->r[o->reg] = v & mask_of(width(type));
+}
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+static int in_range(Blk *b, uint64_t a, uint64_t n)
+{
+    const Range *l = b->lastrange;
+    if (l && a >= l->base && a + n <= l->base + l->bytes)
+        return 1;
+    for (unsigned i = 0; i < nranges; i++)
+        if (a >= ranges[i].base && a + n <= ranges[i].base + ranges[i].bytes) {
+            b->lastrange = &ranges[i];
+            return 1;
+        }
+    for (unsigned i = 0; i < b->m->nvars; i++) /* .global variables */
+        if (b->m->vars[i].host && a >= (uintptr_t)b->m->vars[i].host &&
+            a + n <= (uintptr_t)b->m->vars[i].host + b->m->vars[i].bytes)
+            return 1;
+    for (unsigned i = 0; i < b->e->nparams; i++) /* parameters, through cvta.param */
+        if (a >= (uintptr_t)b->params[i] && a + n <= (uintptr_t)b->params[i] + b->e->params[i].bytes)
+            return 1;
+    return 0;
+}
+
+/* the host memory of n bytes at address a of state space sp, or NULL (a fault, reported) */
+static uint8_t *mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, unsigned n)
+{
+    if (sp == SP_GENERIC) {
+        if (a >= SHARED_GEN && a < SHARED_GEN + b->smem_bytes) {
+            sp = SP_SHARED;
+            a -= SHARED_GEN;
+        } else if (a >= LOCAL_GEN && a < LOCAL_GEN + b->e->local_bytes) {
+            sp = SP_LOCAL;
+            a -= LOCAL_GEN;
+        } else
+            sp = SP_GLOBAL;
+    }
+    if (sp == SP_SHARED) {
+        if (a + n > b->smem_bytes || a + n < a) {
+            fail(b, -1, in, "shared address 0x%llx + %u outside the block's %llu bytes", (unsigned long long)a, n,
+                 (unsigned long long)b->smem_bytes);
+            return NULL;
+        }
+        return b->smem + a;
+    }
+    if (sp == SP_LOCAL) {
+        if (a + n > b->e->local_bytes) {
+            fail(b, -1, in, "local address 0x%llx outside the thread's %u bytes", (unsigned long long)a,
+                 b->e->local_bytes);
+            return NULL;
+        }
+        return t->local + a;
+    }
+    if (!in_range(b, a, n)) {
+        fail(b, -1, in, "illegal address 0x%llx (%u bytes) in %s memory", (unsigned long long)a, n,
+             sp == SP_PARAM ? "parameter" : "global");
+        return NULL;
+    }
+    return (uint8_t *)(uintptr_t)a;
+}
+
+static uint64_t addr_value(const Blk *b, const Th *t, const PtxOp *o)
+{
+    uint64_t a = (uint64_t)o->imm;
+    if (o->reg >= 0)
+        a += t->r[o->reg];
+    if (o->sym >= 0)
+        a += sym_value(b, o->sym);
+    return a;
+}
+
+/* the space an address operand's symbol implies where the instruction names none */
+static int space_of(const Blk *b, const PtxInsn *in, const PtxOp *o)
+{
+    if (in->space != SP_GENERIC || o->sym < 0)
+        return in->space == SP_PARAM ? SP_GLOBAL : in->space;
+    if (o->sym >= PTX_SYM_PARAM_BASE)
+        return SP_GLOBAL;
+    const PtxVar *v = &b->m->vars[o->sym];
+    return v->shared ? SP_SHARED : v->local ? SP_LOCAL : SP_GLOBAL;
+}
+
+static uint64_t load_n(const uint8_t *p, unsigned bytes)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, bytes);
+    return v;
+}
+
+/* ---- mbarriers ------------------------------------------------------------------------ */
+
+static Mbar *mbar(Blk *b, const PtxInsn *in, uint32_t addr, int create)
+{
+    for (unsigned i = 0; i < b->nmb; i++)
+        if (b->mb[i].addr == addr)
+            return &b->mb[i];
+    if (!create) {
+        fail(b, -1, in, "mbarrier at shared 0x%x used before mbarrier.init", addr);
+        return NULL;
+    }
+    if (b->nmb == b->capmb) {
+        unsigned c = b->capmb ? b->capmb * 2 : 16;
+        Mbar *n = realloc(b->mb, c * sizeof *n);
+        if (!n)
+            abort();
+        b->mb = n, b->capmb = c;
+    }
+    Mbar *m = &b->mb[b->nmb++];
+    memset(m, 0, sizeof *m);
+    m->addr = addr;
+    return m;
+}
+
+static void mbar_check(Mbar *m)
+{
+    if (m->pending == 0 && m->tx == 0) {
+        m->phase++;
+        m->pending = m->expected;
+    }
+}
+
+/* the shared address of an mbarrier operand: generic or shared */
+static uint32_t mbar_addr(const Blk *b, const Th *t, const PtxInsn *in, const PtxOp *o)
+{
+    uint64_t a = addr_value(b, t, o);
+    if (space_of(b, in, o) == SP_GENERIC && a >= SHARED_GEN)
+        a -= SHARED_GEN;
+    return (uint32_t)a;
+}
+
+static int complete_tx(Blk *b, const PtxInsn *in, uint32_t addr, int64_t bytes)
+{
+    Mbar *m = mbar(b, in, addr, 0);
+    if (!m)
+        return 0;
+    m->tx -= bytes;
+    mbar_check(m);
+    return 1;
+}
+
+static int exec_mbar(Blk *b, Th *t, const PtxInsn *in)
+{
+    b->events++;
+    switch (in->sub) {
+    case MB_INIT: {
+        Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[0]), 1);
+        m->expected = m->pending = (uint32_t)rd(b, t, &in->o[1]);
+        m->tx = 0;
+        m->phase = 0;
+        return X_NEXT;
+    }
+    case MB_INVAL: {
+        uint32_t a = mbar_addr(b, t, in, &in->o[0]);
+        for (unsigned i = 0; i < b->nmb; i++)
+            if (b->mb[i].addr == a)
+                b->mb[i] = b->mb[--b->nmb];
+        return X_NEXT;
+    }
+    case MB_EXPECT_TX: {
+        Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[0]), 0);
+        if (!m)
+            return X_FAIL;
+        m->tx += (int64_t)rd(b, t, &in->o[1]);
+        return X_NEXT;
+    }
+    case MB_ARRIVE: { /* [state,] [addr] [, tx or count] */
+        unsigned k = in->o[0].kind == K_ADDR ? 0 : 1;
+        Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[k]), 0);
+        if (!m)
+            return X_FAIL;
+        if (k)
+            wr(t, &in->o[0], T_B64, m->phase);
+        uint32_t count = 1;
+        if (in->mods & M_TX)
+            m->tx += (int64_t)rd(b, t, &in->o[k + 1]);
+        else if (in->nops > k + 1)
+            count = (uint32_t)rd(b, t, &in->o[k + 1]);
+        if (m->pending < count)
+            return fail(b, -1, in, "more arrivals than the mbarrier expects");
+        m->pending -= count;
+        mbar_check(m);
+        return X_NEXT;
+    }
+    case MB_TRY_WAIT: { /* p, [addr], parity | state */
+        Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[1]), 0);
+        if (!m)
+            return X_FAIL;
+        uint64_t v = rd(b, t, &in->o[2]);
+        int done = in->mods & M_PARITY ? (m->phase & 1) != (v & 1) : m->phase != (uint32_t)v;
+        wr(t, &in->o[0], T_PRED, (uint64_t)done);
+        if (!done) {
+            b->events--; /* a failed wait changes nothing: let the others run */
+            t->pc++;
+            return X_YIELD;
+        }
+        return X_NEXT;
+    }
+    }
+    return fail(b, -2, in, "unknown mbarrier operation");
+}
+
+/* ---- copies ---------------------------------------------------------------------------- */
+
+static uint32_t swizzle(uint32_t a, unsigned span)
+{
+    switch (span) {
+    case 128: return a ^ (((a >> 7) & 7) << 4);
+    case 64: return a ^ (((a >> 7) & 3) << 4);
+    case 32: return a ^ (((a >> 7) & 1) << 4);
+    default: return a;
+    }
+}
+
+/* TMA: a box between global memory (the map's) and shared memory at dst */
+static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap *map, const int32_t *c,
+                       uint32_t smem, int store)
+{
+    unsigned es = map->esize, r = map->rank;
+    uint64_t total = 1;
+    for (unsigned d = 0; d < r; d++)
+        total *= map->box[d];
+    for (uint64_t i = 0; i < total; i++) {
+        uint64_t rem = i, off = 0;
+        int inside = 1;
+        for (unsigned d = 0; d < r; d++) {
+            int64_t g = (int64_t)c[d] + (int64_t)(rem % map->box[d]);
+            rem /= map->box[d];
+            if (g < 0 || g >= (int64_t)map->dims[d])
+                inside = 0;
+            else
+                off += d ? (uint64_t)g * map->strides[d - 1] : (uint64_t)g * es;
+        }
+        uint8_t *s = mem(b, t, in, SP_SHARED, swizzle(smem + (uint32_t)(i * es), map->swizzle), es);
+        if (!s)
+            return 0;
+        if (store) {
+            if (inside) {
+                uint8_t *g = mem(b, t, in, SP_GLOBAL, map->base + off, es);
+                if (!g)
+                    return 0;
+                memcpy(g, s, es);
+            }
+            continue;
+        }
+        uint32_t v = 0;
+        if (inside) {
+            uint8_t *g = mem(b, t, in, SP_GLOBAL, map->base + off, es);
+            if (!g)
+                return 0;
+            memcpy(&v, g, es);
+            if (map->dtype == CU_TENSOR_MAP_DATA_TYPE_TFLOAT32)
+                v = tf32_hw_cvt_rn(v);
+        } else if (map->oob_nan)
+            v = es == 4 ? 0x7FFFFFFFu : 0x7FFFu;
+        memcpy(s, &v, es);
+    }
+    return 1;
+}
+
+static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
+{
+    b->events++;
+    switch (in->sub) {
+    case CP_NOP: return X_NEXT;
+    case CP_MBAR_ARRIVE: { /* the copies are done already: .noinc arrives, else nothing is owed */
+        if (!strstr(in->text, "noinc"))
+            return X_NEXT;
+        Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[0]), 0);
+        if (!m)
+            return X_FAIL;
+        if (!m->pending)
+            return fail(b, -1, in, "more arrivals than the mbarrier expects");
+        m->pending--;
+        mbar_check(m);
+        return X_NEXT;
+    }
+    case CP_ASYNC: { /* cp.async.ca|cg.shared.global [dst], [src], size[, src-size] */
+        unsigned size = (unsigned)rd(b, t, &in->o[2]);
+        unsigned src = in->nops > 3 && in->o[3].kind != K_SINK ? (unsigned)rd(b, t, &in->o[3]) : size;
+        uint64_t da = addr_value(b, t, &in->o[0]);
+        uint8_t *d = mem(b, t, in, da >= SHARED_GEN ? SP_GENERIC : SP_SHARED, da, size);
+        if (!d)
+            return X_FAIL;
+        uint8_t tmp[16] = {0};
+        if (src) {
+            const uint8_t *s = mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), src > size ? size : src);
+            if (!s)
+                return X_FAIL;
+            memcpy(tmp, s, src > size ? size : src);
+        }
+        memcpy(d, tmp, size);
+        return X_NEXT;
+    }
+    case CP_BULK: { /* [dst], [src], size, [mbar] (global to shared) */
+        if (!strstr(in->text, ".shared::cluster.global") && !strstr(in->text, ".shared::cta.global"))
+            return fail(b, -2, in, "only bulk copies from global to shared memory are known");
+        unsigned size = (unsigned)rd(b, t, &in->o[2]);
+        uint8_t *d = mem(b, t, in, SP_SHARED, addr_value(b, t, &in->o[0]), size);
+        const uint8_t *s = d ? mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), size) : NULL;
+        if (!s)
+            return X_FAIL;
+        memcpy(d, s, size);
+        return complete_tx(b, in, mbar_addr(b, t, in, &in->o[3]), size) ? X_NEXT : X_FAIL;
+    }
+    case CP_TENSOR: {
+        int store = strstr(in->text, ".global.shared") != NULL;
+        const PtxOp *mo = &in->o[store ? 0 : 1];
+        const uint8_t *mp = mem(b, t, in, SP_GENERIC, addr_value(b, t, mo), sizeof(PtxEmuTmap));
+        if (!mp)
+            return X_FAIL;
+        PtxEmuTmap map;
+        memcpy(&map, mp, sizeof map);
+        if (map.magic != PTX_EMU_TMAP_MAGIC)
+            return fail(b, -1, in, "the tensor map was not encoded (its bytes are not a map)");
+        int32_t c[5] = {0};
+        if (mo->n != map.rank)
+            return fail(b, -1, in, "%u coordinates for a map of rank %u", mo->n, map.rank);
+        for (unsigned d = 0; d < mo->n; d++)
+            c[d] = (int32_t)rd(b, t, &b->m->vec[mo->first + d]);
+        uint32_t smem = (uint32_t)addr_value(b, t, &in->o[store ? 1 : 0]);
+        if (!tensor_copy(b, t, in, &map, c, smem, store))
+            return X_FAIL;
+        if (store)
+            return X_NEXT;
+        uint64_t bytes = map.esize;
+        for (unsigned d = 0; d < map.rank; d++)
+            bytes *= map.box[d];
+        return complete_tx(b, in, mbar_addr(b, t, in, &in->o[2]), (int64_t)bytes) ? X_NEXT : X_FAIL;
+    }
+    }
+    return fail(b, -2, in, "unknown copy");
+}
+
+
+/* ---- arithmetic --------------------------------------------------------------------------- */
+
+/* a register written with a signed type keeps its sign in the bits above */
+static void wr_ext(Th *t, const PtxOp *o, int type, uint64_t v)
+{
+    if (o->kind == K_REG)
+        t->r[o->reg] = is_signed(type) ? (uint64_t)sext(v, width(type)) : v & mask_of(width(type));
+}
+
+static double fval(int type, uint64_t v)
+{
+    switch (type) {
+    case T_F64: return f64(v);
+    case T_F16: return f16_to_f32((uint16_t)v);
+    case T_BF16: return bf16_to_f32((uint16_t)v);
+    default: return f32(v);
+    }
+}
+
+/* a double rounded once to type's format (nearest even) */
+static uint64_t fbits(int type, double d)
+{
+    switch (type) {
+    case T_F64: return bf64(d);
+    case T_F16: return f64_to_f16(d);
+    case T_BF16: return f64_to_bf16(d);
+    default: return bf32((float)d);
+    }
+}
+
+static int compare(int cmp, int type, uint64_t a, uint64_t b)
+{
+    if (is_float(type)) {
+        double x = fval(type, a), y = fval(type, b);
+        int un = isnan(x) || isnan(y);
+        switch (cmp) {
+        case 1: return !un && x == y;
+        case 2: return !un && x != y;
+        case 3: return !un && x < y;
+        case 4: return !un && x <= y;
+        case 5: return !un && x > y;
+        case 6: return !un && x >= y;
+        case 11: return un || x == y;
+        case 12: return un || x != y;
+        case 13: return un || x < y;
+        case 14: return un || x <= y;
+        case 15: return un || x > y;
+        case 16: return un || x >= y;
+        case 17: return !un;
+        case 18: return un;
+        }
+        return 0;
+    }
+    unsigned w = width(type);
+    if (is_signed(type) && cmp >= 3 && cmp <= 6) {
+        int64_t x = sext(a, w), y = sext(b, w);
+        return cmp == 3 ? x < y : cmp == 4 ? x <= y : cmp == 5 ? x > y : x >= y;
+    }
+    a &= mask_of(w), b &= mask_of(w);
+    switch (cmp) {
+    case 1: return a == b;
+    case 2: return a != b;
+    case 3: case 7: return a < b;
+    case 4: case 8: return a <= b;
+    case 5: case 9: return a > b;
+    case 6: case 10: return a >= b;
+    }
+    return 0;
+}
+
+/* f32 / f64 / f16 / bf16 add, sub, mul, fma, div, min, max (one rounding) */
+static uint64_t float_op(const PtxInsn *in, int type, uint64_t ua, uint64_t ub, uint64_t uc)
+{
+    int fz = (in->mods & M_FTZ) && type == T_F32;
+    double a = fval(type, ua), b = fval(type, ub), c = fval(type, uc), r;
+    if (fz)
+        a = ftz((float)a, 1), b = ftz((float)b, 1), c = ftz((float)c, 1);
+    switch (in->op) {
+    case PO_ADD: r = a + b; break;
+    case PO_SUB: r = a - b; break;
+    case PO_MUL: r = a * b; break;
+    case PO_DIV: r = a / b; break;
+    case PO_MIN:
+    case PO_MAX:
+        if (isnan(a) || isnan(b)) {
+            if (in->mods & M_NAN || (isnan(a) && isnan(b)))
+                return type == T_F64 ? 0x7FF8000000000000ull : type == T_F32 ? F32_CANON_NAN : 0x7FFF;
+            r = isnan(a) ? b : a;
+        } else if (a == 0 && b == 0) /* -0 < +0 */
+            r = (in->op == PO_MIN) == (signbit(a) != 0) ? a : b;
+        else
+            r = in->op == PO_MIN ? fmin(a, b) : fmax(a, b);
+        break;
+    default: /* fma, mad.f32 */
+        if (type == T_F32)
+            return bf32(ftz(fmaf((float)a, (float)b, (float)c), fz));
+        if (type == T_F64)
+            return bf64(fma(a, b, c));
+        r = fma_small_odd(a, b, c);
+    }
+    if (in->mods & M_SAT)
+        r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
+    if (type == T_F32) {
+        float f = (float)r; /* a + b, a * b and a / b of floats: exact or correctly rounded through double */
+        if (in->op == PO_DIV && isfinite(a) && isfinite(b) && b != 0)
+            f = (float)a / (float)b;
+        if (isnan(f))
+            return F32_CANON_NAN;
+        return bf32(ftz(f, fz));
+    }
+    return fbits(type, r);
+}
+
+static uint64_t int_op(Blk *b, const PtxInsn *in, int type, uint64_t a, uint64_t x, uint64_t c, int *wide)
+{
+    (void)b;
+    unsigned w = width(type);
+    int s = is_signed(type);
+    int64_t sa = sext(a, w), sx = sext(x, w);
+    *wide = 0;
+    switch (in->op) {
+    case PO_ADD: return a + x;
+    case PO_SUB: return a - x;
+    case PO_MUL:
+    case PO_MAD: {
+        uint64_t r;
+        if (in->mods & M_WIDE) {
+            *wide = 1;
+            r = s ? (uint64_t)(sa * sx) : (a & mask_of(w)) * (x & mask_of(w));
+        } else if (in->mods & M_HI) {
+            if (w == 64)
+                r = s ? (uint64_t)(((__int128)sa * sx) >> 64) : (uint64_t)(((unsigned __int128)a * x) >> 64);
+            else
+                r = s ? (uint64_t)((sa * sx) >> w) : ((a & mask_of(w)) * (x & mask_of(w))) >> w;
+        } else
+            r = a * x;
+        if (in->op == PO_MAD)
+            r += c;
+        return r;
+    }
+    case PO_DIV:
+    case PO_REM:
+        if (s) {
+            if (sx == 0)
+                return in->op == PO_DIV ? ~0ull : (uint64_t)sa;
+            if (sx == -1)
+                return in->op == PO_DIV ? (uint64_t)(-(uint64_t)sa) : 0;
+            return (uint64_t)(in->op == PO_DIV ? sa / sx : sa % sx);
+        }
+        a &= mask_of(w), x &= mask_of(w);
+        if (!x)
+            return in->op == PO_DIV ? ~0ull : a;
+        return in->op == PO_DIV ? a / x : a % x;
+    case PO_MIN: return s ? (uint64_t)(sa < sx ? sa : sx) : ((a & mask_of(w)) < (x & mask_of(w)) ? a : x);
+    case PO_MAX: return s ? (uint64_t)(sa > sx ? sa : sx) : ((a & mask_of(w)) > (x & mask_of(w)) ? a : x);
+    }
+    return 0;
+}
+
+static int exec_float_unary(Blk *b, Th *t, const PtxInsn *in)
+{
+    int type = in->types[0];
+    if (type != T_F32 && type != T_F64)
+        return fail(b, -2, in, "only f32 / f64 forms are known");
+    double a = fval(type, rd(b, t, &in->o[1])), r;
+    if (type == T_F32)
+        a = ftz((float)a, in->mods & M_FTZ);
+    switch (in->op) {
+    case PO_RCP: r = 1.0 / a; break;
+    case PO_SQRT: r = sqrt(a); break;
+    case PO_RSQRT: r = 1.0 / sqrt(a); break;
+    case PO_EX2: r = exp2(a); break;
+    case PO_LG2: r = log2(a); break;
+    case PO_SIN: r = sin(a); break;
+    case PO_COS: r = cos(a); break;
+    default: r = tanh(a); break;
+    }
+    if (type == T_F32) {
+        float f = (float)r;
+        if (in->op == PO_SQRT && !(in->mods & M_APPROX))
+            f = sqrtf((float)a);
+        wr(t, &in->o[0], type, isnan(f) ? F32_CANON_NAN : bf32(ftz(f, in->mods & M_FTZ)));
+    } else
+        wr(t, &in->o[0], type, bf64(r));
+    return X_NEXT;
+}
+
+static int exec_cvt(Blk *b, Th *t, const PtxInsn *in)
+{
+    int dt = in->types[0], st = in->ntypes > 1 ? in->types[1] : in->types[0];
+    uint64_t a = rdt(b, t, &in->o[1], st);
+    if (dt == T_BF16X2 || dt == T_F16X2) { /* d = {cvt(a), cvt(b)}: a in the upper half */
+        uint64_t hi = rdt(b, t, &in->o[1], st), lo = rdt(b, t, &in->o[2], st);
+        int h = dt == T_BF16X2 ? T_BF16 : T_F16;
+        wr(t, &in->o[0], T_B32, fbits(h, fval(st, hi)) << 16 | fbits(h, fval(st, lo)));
+        return X_NEXT;
+    }
+    if (dt == T_TF32) {
+        uint32_t x = (uint32_t)a;
+        wr(t, &in->o[0], T_B32,
+           in->rnd == R_RNA ? tf32_hw_cvt_rna(x) : in->rnd == R_RZ ? tf32_hw_cvt_rz(x) : tf32_hw_cvt_rn(x));
+        return X_NEXT;
+    }
+    if (!is_float(dt) && !is_float(st)) {
+        uint64_t v = is_signed(st) ? (uint64_t)sext(a, width(st)) : a;
+        if (in->mods & M_SAT) {
+            unsigned w = width(dt);
+            int64_t lo = is_signed(dt) ? -(int64_t)(1ull << (w - 1)) : 0;
+            uint64_t hi = is_signed(dt) ? (1ull << (w - 1)) - 1 : mask_of(w);
+            if (is_signed(st) && (int64_t)v < lo)
+                v = (uint64_t)lo;
+            else if ((!is_signed(st) || (int64_t)v >= 0) && v > hi)
+                v = hi;
+        }
+        wr_ext(t, &in->o[0], dt, v);
+        return X_NEXT;
+    }
+    if (is_float(dt) && is_float(st)) {
+        double x = fval(st, a);
+        if (in->mods & M_RINT)
+            x = in->rnd == R_RZ ? trunc(x) : in->rnd == R_RM ? floor(x) : in->rnd == R_RP ? ceil(x) : nearbyint(x);
+        else if (width(dt) < width(st) && in->rnd != R_RN && in->rnd != R_DEFAULT)
+            return fail(b, -2, in, "only round-to-nearest narrowing is known");
+        if (dt == T_F32) {
+            float f = (float)x;
+            if (in->mods & M_SAT)
+                f = isnan(f) ? 0 : f < 0 ? 0 : f > 1 ? 1 : f;
+            wr(t, &in->o[0], dt, bf32(ftz(f, in->mods & M_FTZ)));
+        } else
+            wr(t, &in->o[0], dt, dt == T_F16 ? f32_to_f16((float)x) : dt == T_BF16 ? f32_to_bf16((float)x) : bf64(x));
+        return X_NEXT;
+    }
+    if (is_float(dt)) { /* from an integer */
+        double x = is_signed(st) ? i64_to_f64_odd(sext(a, width(st)))
+                                 : (a >> 63 ? i64_to_f64_odd((int64_t)(a >> 1) | (int64_t)(a & 1)) * 2
+                                            : i64_to_f64_odd((int64_t)a));
+        if (in->rnd != R_RN && in->rnd != R_DEFAULT)
+            return fail(b, -2, in, "only round-to-nearest conversions from integers are known");
+        wr(t, &in->o[0], dt, fbits(dt, x));
+        return X_NEXT;
+    }
+    /* to an integer: NaN is 0, out of range saturates */
+    double x = fval(st, a);
+    x = in->rnd == R_RN ? nearbyint(x) : in->rnd == R_RM ? floor(x) : in->rnd == R_RP ? ceil(x) : trunc(x);
+    unsigned w = width(dt);
+    double lo = is_signed(dt) ? -ldexp(1, (int)w - 1) : 0, hi = is_signed(dt) ? ldexp(1, (int)w - 1) - 1 : ldexp(1, (int)w) - 1;
+    uint64_t v;
+    if (isnan(x))
+        v = 0;
+    else if (x <= lo)
+        v = is_signed(dt) ? (uint64_t)(-(int64_t)(1ull << (w - 1)) + (w == 64 ? 0 : 0)) : 0;
+    else if (x >= hi)
+        v = is_signed(dt) ? (1ull << (w - 1)) - 1 : mask_of(w);
+    else
+        v = is_signed(dt) ? (uint64_t)(int64_t)x : (uint64_t)x;
+    wr_ext(t, &in->o[0], dt, v);
+    return X_NEXT;
+}
+
+/* ---- collectives ---------------------------------------------------------------------------- */
+
+/* operand k of thread t as a register list item i */
+static uint64_t vec_item(const Blk *b, const Th *t, const PtxOp *o, unsigned i)
+{
+    return rd(b, t, &b->m->vec[o->first + i]);
+}
+
+static float tc_operand(int type, uint32_t v)
+{
+    switch (type) {
+    case T_TF32: return bits_f32(tf32_tc_read(v));
+    case T_BF16: return bf16_to_f32((uint16_t)v);
+    case T_F16: return f16_to_f32((uint16_t)v);
+    default: return bits_f32(v);
+    }
+}
+
+/* the shared address of element (row i, k) of a wgmma operand from its descriptor */
+static uint32_t desc_addr(uint64_t d, unsigned i, unsigned k, unsigned es, int mn_major)
+{
+    uint32_t start = (uint32_t)(d & 0x3fff) << 4, lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
+    uint32_t sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
+    unsigned sw = (unsigned)(d >> 62) & 3, span = sw == 1 ? 128 : sw == 2 ? 64 : sw == 3 ? 32 : 0;
+    uint32_t a;
+    if (!mn_major) {
+        uint32_t kb = k * es;
+        a = span ? start + (i / 8) * sbo + (i % 8) * span + kb
+                 : start + (i / 8) * sbo + (i % 8) * 16 + (kb / 16) * lbo + kb % 16;
+    } else {
+        uint32_t mb = i * es;
+        a = span ? start + (mb / span) * lbo + (k / 8) * sbo + (k % 8) * span + mb % span
+                 : start + (mb / 16) * lbo + (k / 8) * sbo + (k % 8) * 16 + mb % 16;
+    }
+    return swizzle(a, span);
+}
+
+static int smem_operand(Blk *b, const Th *t, const PtxInsn *in, uint64_t desc, int type, unsigned rows, unsigned K,
+                        int mn_major, float *out /* [rows][K] */)
+{
+    unsigned es = width(type) / 8;
+    for (unsigned i = 0; i < rows; i++)
+        for (unsigned k = 0; k < K; k++) {
+            const uint8_t *p = mem(b, t, in, SP_SHARED, desc_addr(desc, i, k, es, mn_major), es);
+            if (!p)
+                return 0;
+            out[i * K + k] = tc_operand(type, (uint32_t)load_n(p, es));
+        }
+    return 1;
+}
+
+static int exec_wgmma(Blk *b, const PtxInsn *in, unsigned first)
+{
+    unsigned N = in->shape[1], K = in->shape[2];
+    int ta = in->types[1], tb = in->types[2];
+    Th *t0 = &b->th[first];
+    if (in->types[0] != T_F32 || in->shape[0] != 64 || N > 256 || K > 16)
+        return fail(b, -2, in, "only m64nNk8/k16 wgmmas into f32 are known");
+    static float A[64 * 16], B[256 * 16];
+    static double D[64 * 256];
+    const PtxOp *od = &in->o[0], *oa = &in->o[1];
+    int a_regs = oa->kind == K_VEC;
+    unsigned ops = in->nops;
+    /* scale-d, scale-a, scale-b, [tnsp-a,] [tnsp-b] after d, a, b */
+    int scale_d = (int)(rd(b, t0, &in->o[3]) & 1);
+    int neg_a = ops > 4 && (int64_t)rd(b, t0, &in->o[4]) == -1, neg_b = ops > 5 && (int64_t)rd(b, t0, &in->o[5]) == -1;
+    int tn_a = !a_regs && ops > 6 && rd(b, t0, &in->o[6]) == 1;
+    int tn_b = ops > (a_regs ? 6u : 7u) && rd(b, t0, &in->o[a_regs ? 6 : 7]) == 1;
+    if (od->n != N / 2)
+        return fail(b, -2, in, "%u accumulator registers for n%u", od->n, N);
+    if (a_regs) {
+        unsigned per = width(ta) == 32 ? 1 : 2; /* elements a register */
+        for (unsigned th = 0; th < 128; th++) {
+            const Th *t = &b->th[first + th];
+            unsigned w = th / 32, g = th % 32 / 4, q = th % 4;
+            for (unsigned r = 0; r < 4; r++) {
+                unsigned row = 16 * w + g + (r & 1) * 8, col = (r >> 1) * (K / 2) + q * per;
+                uint64_t v = vec_item(b, t, oa, r);
+                for (unsigned e = 0; e < per; e++)
+                    A[row * K + col + e] = tc_operand(ta, (uint32_t)(per == 1 ? v : v >> (16 * e)));
+            }
+        }
+    } else if (!smem_operand(b, t0, in, rd(b, t0, oa), ta, 64, K, tn_a, A))
+        return 0;
+    if (!smem_operand(b, t0, in, rd(b, t0, &in->o[2]), tb, N, K, tn_b, B))
+        return 0;
+    for (unsigned th = 0; th < 128; th++) {
+        const Th *t = &b->th[first + th];
+        unsigned w = th / 32, g = th % 32 / 4, q = th % 4;
+        for (unsigned j = 0; j < N / 8; j++)
+            for (unsigned r = 0; r < 4; r++)
+                D[(16 * w + g + (r >> 1) * 8) * N + 8 * j + 2 * q + (r & 1)] =
+                    scale_d ? f32(vec_item(b, t, od, 4 * j + r)) : 0.0;
+    }
+    for (unsigned m = 0; m < 64; m++)
+        for (unsigned n = 0; n < N; n++) {
+            double s = 0;
+            for (unsigned k = 0; k < K; k++)
+                s += (double)A[m * K + k] * B[n * K + k];
+            D[m * N + n] += (neg_a != neg_b) ? -s : s;
+        }
+    for (unsigned th = 0; th < 128; th++) {
+        Th *t = &b->th[first + th];
+        unsigned w = th / 32, g = th % 32 / 4, q = th % 4;
+        for (unsigned j = 0; j < N / 8; j++)
+            for (unsigned r = 0; r < 4; r++) {
+                float f = (float)D[(16 * w + g + (r >> 1) * 8) * N + 8 * j + 2 * q + (r & 1)];
+                wr(t, &b->m->vec[od->first + 4 * j + r], T_F32, isnan(f) ? F32_CANON_NAN : bf32(f));
+            }
+    }
+    return 1;
+}
+
+static int exec_mma(Blk *b, const PtxInsn *in, unsigned first)
+{
+    unsigned M = in->shape[0], N = in->shape[1], K = in->shape[2];
+    int ta = in->types[1], tb = in->types[2];
+    if (M != 16 || N != 8 || (K != 8 && K != 16) || in->types[0] != T_F32 || in->types[3] != T_F32)
+        return fail(b, -2, in, "only m16n8k8 / m16n8k16 mma.sync into f32 is known");
+    float A[16][16], B[16][8];
+    double D[16][8];
+    unsigned per = width(ta) == 32 ? 1 : 2;
+    for (unsigned l = 0; l < 32; l++) {
+        const Th *t = &b->th[first + l];
+        unsigned g = l / 4, q = l % 4;
+        for (unsigned r = 0; r < 4; r++) {
+            uint64_t v = vec_item(b, t, &in->o[1], r);
+            unsigned row = g + (r & 1) * 8, col = (r >> 1) * (K / 2) + q * per;
+            for (unsigned e = 0; e < per; e++)
+                A[row][col + e] = tc_operand(ta, (uint32_t)(per == 1 ? v : v >> (16 * e)));
+        }
+        for (unsigned r = 0; r < 2; r++) {
+            uint64_t v = vec_item(b, t, &in->o[2], r);
+            for (unsigned e = 0; e < per; e++)
+                B[r * (K / 2) + q * per + e][g] = tc_operand(tb, (uint32_t)(per == 1 ? v : v >> (16 * e)));
+        }
+        for (unsigned r = 0; r < 4; r++)
+            D[g + (r >> 1) * 8][2 * q + (r & 1)] = f32(vec_item(b, t, &in->o[3], r));
+    }
+    for (unsigned m = 0; m < 16; m++)
+        for (unsigned n = 0; n < 8; n++) {
+            double s = 0;
+            for (unsigned k = 0; k < K; k++)
+                s += (double)A[m][k] * B[k][n];
+            D[m][n] += s;
+        }
+    for (unsigned l = 0; l < 32; l++) {
+        Th *t = &b->th[first + l];
+        unsigned g = l / 4, q = l % 4;
+        for (unsigned r = 0; r < 4; r++) {
+            float f = (float)D[g + (r >> 1) * 8][2 * q + (r & 1)];
+            wr(t, &b->m->vec[in->o[0].first + r], T_F32, isnan(f) ? F32_CANON_NAN : bf32(f));
+        }
+    }
+    return 1;
+}
+
+static void exec_shfl(Blk *b, const PtxInsn *in, unsigned first, unsigned n)
+{
+    uint64_t val[32], out[32];
+    int ok[32];
+    unsigned k = in->pair ? 2 : 1;
+    for (unsigned l = 0; l < n; l++)
+        val[l] = rd(b, &b->th[first + l], &in->o[k]);
+    for (unsigned l = 0; l < n; l++) {
+        const Th *t = &b->th[first + l];
+        unsigned bv = (unsigned)rd(b, t, &in->o[k + 1]) & 31, c = (unsigned)rd(b, t, &in->o[k + 2]);
+        unsigned seg = (c >> 8) & 31, clamp = c & 31, min = l & seg, max = min | (clamp & ~seg), j = l;
+        int p = 1;
+        switch (in->sub) {
+        case SHFL_UP: j = l - bv; p = (int)j >= (int)max; break;
+        case SHFL_DOWN: j = l + bv; p = j <= max; break;
+        case SHFL_BFLY: j = l ^ bv; p = j <= max; break;
+        default: j = min | (bv & ~seg); p = j <= max;
+        }
+        if (!p || j >= n)
+            j = l;
+        out[l] = val[j];
+        ok[l] = p;
+    }
+    for (unsigned l = 0; l < n; l++) {
+        Th *t = &b->th[first + l];
+        wr(t, &in->o[0], T_B32, out[l]);
+        if (in->pair)
+            wr(t, &in->o[1], T_PRED, (uint64_t)ok[l]);
+    }
+}
+
+static void exec_vote(Blk *b, const PtxInsn *in, unsigned first, unsigned n)
+{
+    uint32_t ballot = 0;
+    for (unsigned l = 0; l < n; l++)
+        ballot |= (uint32_t)(rd(b, &b->th[first + l], &in->o[1]) & 1) << l;
+    uint32_t full = n >= 32 ? ~0u : (1u << n) - 1;
+    for (unsigned l = 0; l < n; l++) {
+        Th *t = &b->th[first + l];
+        uint32_t mask = in->nops > 2 ? (uint32_t)rd(b, t, &in->o[2]) & full : full;
+        uint64_t v = in->sub2 == 3   ? ballot & mask
+                     : in->sub2 == 1 ? (ballot & mask) == mask
+                     : in->sub2 == 2 ? (ballot & mask) != 0
+                                     : ((ballot & mask) == 0 || (ballot & mask) == mask);
+        wr(t, &in->o[0], in->sub2 == 3 ? T_B32 : T_PRED, v);
+    }
+}
+
+/* a thread arrives at a collective; the last member runs it for all */
+static int collective(Blk *b, Th *t, const PtxInsn *in)
+{
+    int wg = in->op == PO_WGMMA;
+    unsigned size = wg ? 128 : 32, group = t->tid / size, first = group * size;
+    unsigned n = b->nthreads - first < size ? b->nthreads - first : size;
+    if (wg && n < 128)
+        return fail(b, -1, in, "a wgmma in a warpgroup of %u threads", n);
+    Coll *c = wg ? &b->wg[group] : &b->warp[group];
+    if (c->arrived && c->pc != (int)t->pc)
+        return fail(b, -1, in, "threads of one %s at different collectives (ptx lines %d and %d)",
+                    wg ? "warpgroup" : "warp", b->e->insns[c->pc].line, in->line);
+    c->pc = (int)t->pc;
+    c->arrived++;
+    t->state = TS_COLL;
+    b->events++;
+    if (c->arrived < n) {
+        /* members that exited never come */
+        unsigned live = 0;
+        for (unsigned i = 0; i < n; i++)
+            live += b->th[first + i].state != TS_DONE;
+        if (c->arrived < live)
+            return X_BLOCK;
+        if (wg || in->op == PO_MMA)
+            return fail(b, -1, in, "a collective some of whose threads have exited");
+    }
+    int ok = 1;
+    switch (in->op) {
+    case PO_WGMMA: ok = exec_wgmma(b, in, first); break;
+    case PO_MMA: ok = exec_mma(b, in, first); break;
+    case PO_SHFL: exec_shfl(b, in, first, n); break;
+    case PO_VOTE: exec_vote(b, in, first, n); break;
+    default: { /* activemask */
+        uint32_t mask = 0;
+        for (unsigned i = 0; i < n; i++)
+            mask |= (uint32_t)(b->th[first + i].state != TS_DONE) << i;
+        for (unsigned i = 0; i < n; i++)
+            wr(&b->th[first + i], &in->o[0], T_B32, mask);
+    }
+    }
+    if (!ok)
+        return X_FAIL;
+    c->arrived = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (b->th[first + i].state == TS_COLL) {
+            b->th[first + i].state = TS_RUN;
+            b->th[first + i].pc++;
+        }
+    return X_BLOCK;
+}
+
+/* ---- barriers ------------------------------------------------------------------------------- */
+
+static void bar_release(Blk *b, unsigned id)
+{
+    unsigned need = b->bar[id].expected < 0 ? b->alive : (unsigned)b->bar[id].expected;
+    if (!b->bar[id].arrived || b->bar[id].arrived < need)
+        return;
+    b->bar[id].arrived = 0;
+    for (unsigned i = 0; i < b->nthreads; i++)
+        if (b->th[i].state == TS_BAR && b->th[i].bar == id) {
+            b->th[i].state = TS_RUN;
+            b->th[i].pc++;
+        }
+}
+
+static int exec_bar(Blk *b, Th *t, const PtxInsn *in)
+{
+    unsigned id = in->nops ? (unsigned)rd(b, t, &in->o[0]) : 0;
+    if (id >= MAX_BARRIERS)
+        return fail(b, -1, in, "barrier %u (at most 15)", id);
+    int count = in->nops > 1 ? (int)rd(b, t, &in->o[1]) : -1;
+    if (b->bar[id].arrived && b->bar[id].expected != count)
+        return fail(b, -1, in, "barrier %u with thread counts %d and %d", id, b->bar[id].expected, count);
+    b->bar[id].expected = count;
+    b->bar[id].arrived++;
+    b->events++;
+    int arrive = strstr(in->text, "arrive") != NULL;
+    if (!arrive) {
+        t->state = TS_BAR;
+        t->bar = (uint8_t)id;
+    }
+    bar_release(b, id);
+    if (arrive)
+        return X_NEXT;
+    return X_BLOCK;
+}
+
+/* ---- one instruction ---------------------------------------------------------------------------- */
+
+static int exec_mem(Blk *b, Th *t, const PtxInsn *in)
+{
+    int type = in->types[0];
+    unsigned es = width(type) / 8, n = in->vec ? in->vec : 1;
+    const PtxOp *ao = &in->o[in->op == PO_LD ? 1 : 0], *vo = &in->o[in->op == PO_LD ? 0 : 1];
+    int sp = space_of(b, in, ao);
+    uint64_t a = addr_value(b, t, ao);
+    if (in->space == SP_PARAM && ao->sym >= PTX_SYM_PARAM_BASE) {
+        const PtxParam *p = &b->e->params[ao->sym - PTX_SYM_PARAM_BASE];
+        if ((uint64_t)ao->imm + es * n > p->bytes)
+            return fail(b, -1, in, "reads past parameter %s", p->name);
+        sp = SP_GLOBAL; /* the launch's own memory: in_range knows it */
+    }
+    uint8_t *p = mem(b, t, in, sp, a, es * n);
+    if (!p)
+        return X_FAIL;
+    for (unsigned i = 0; i < n; i++) {
+        const PtxOp *o = vo->kind == K_VEC ? &b->m->vec[vo->first + i] : vo;
+        if (in->op == PO_LD)
+            wr_ext(t, o, type, load_n(p + i * es, es));
+        else {
+            uint64_t v = rd(b, t, o);
+            memcpy(p + i * es, &v, es);
+        }
+    }
+    if (in->op == PO_ST)
+        b->events++;
+    return X_NEXT;
+}
+
+static int exec_atom(Blk *b, Th *t, const PtxInsn *in)
+{
+    int type = in->types[0], red = in->op == PO_RED;
+    unsigned es = width(type) / 8;
+    const PtxOp *ao = &in->o[red ? 0 : 1];
+    uint8_t *p = mem(b, t, in, space_of(b, in, ao), addr_value(b, t, ao), es);
+    if (!p)
+        return X_FAIL;
+    uint64_t old = load_n(p, es), x = rd(b, t, &in->o[red ? 1 : 2]), v;
+    switch (in->sub2) {
+    case 10: v = is_float(type) ? fbits(type, fval(type, old) + fval(type, x)) : old + x; break;
+    case 11: case 12: {
+        PtxInsn mm = *in;
+        mm.op = in->sub2 == 11 ? PO_MIN : PO_MAX;
+        int wide;
+        v = is_float(type) ? float_op(&mm, type, old, x, 0) : int_op(b, &mm, type, old, x, 0, &wide);
+        break;
+    }
+    case 13: v = x; break;
+    case 14: v = old == (x & mask_of(width(type))) ? rd(b, t, &in->o[3]) : old; break;
+    case 15: v = old | x; break;
+    case 16: v = old & x; break;
+    default: return fail(b, -2, in, "unknown atomic operation");
+    }
+    memcpy(p, &v, es);
+    if (!red)
+        wr(t, &in->o[0], type, old);
+    b->events++;
+    return X_NEXT;
+}
+
+static int exec(Blk *b, Th *t, const PtxInsn *in)
+{
+    int type = in->types[0];
+    const PtxOp *o = in->o;
+    switch (in->op) {
+    case PO_NOP: return X_NEXT;
+    case PO_MOV: {
+        if (o[0].kind == K_VEC) { /* unpack */
+            uint64_t v = rd(b, t, &o[1]);
+            unsigned part = width(type) / o[0].n;
+            for (unsigned i = 0; i < o[0].n; i++)
+                wr(t, &b->m->vec[o[0].first + i], part == 16 ? T_B16 : part == 32 ? T_B32 : T_B8, v >> (part * i));
+        } else if (o[1].kind == K_VEC) { /* pack */
+            uint64_t v = 0;
+            unsigned part = width(type) / o[1].n;
+            for (unsigned i = 0; i < o[1].n; i++)
+                v |= (rd(b, t, &b->m->vec[o[1].first + i]) & mask_of(part)) << (part * i);
+            wr(t, &o[0], type, v);
+        } else
+            wr(t, &o[0], type, rd(b, t, &o[1]));
+        return X_NEXT;
+    }
+    case PO_LD:
+    case PO_ST: return exec_mem(b, t, in);
+    case PO_ADD: case PO_SUB: case PO_MUL: case PO_MAD: case PO_FMA: case PO_DIV: case PO_REM: case PO_MIN:
+    case PO_MAX: {
+        uint64_t a = rd(b, t, &o[1]), x = rd(b, t, &o[2]), c = in->nops > 3 ? rd(b, t, &o[3]) : 0;
+        if (type == T_F16X2 || type == T_BF16X2) {
+            int h = type == T_F16X2 ? T_F16 : T_BF16;
+            uint64_t lo = float_op(in, h, a & 0xffff, x & 0xffff, c & 0xffff);
+            uint64_t hi = float_op(in, h, a >> 16 & 0xffff, x >> 16 & 0xffff, c >> 16 & 0xffff);
+            wr(t, &o[0], T_B32, hi << 16 | lo);
+        } else if (is_float(type))
+            wr(t, &o[0], type, float_op(in, type, a, x, c));
+        else {
+            int wide;
+            uint64_t r = int_op(b, in, type, a, x, c, &wide);
+            if (wide)
+                t->r[o[0].reg] = r & mask_of(2 * width(type));
+            else
+                wr_ext(t, &o[0], type, r);
+        }
+        return X_NEXT;
+    }
+    case PO_AND: case PO_OR: case PO_XOR: {
+        uint64_t a = rd(b, t, &o[1]), x = rd(b, t, &o[2]);
+        wr(t, &o[0], type, in->op == PO_AND ? a & x : in->op == PO_OR ? a | x : a ^ x);
+        return X_NEXT;
+    }
+    case PO_NOT: wr(t, &o[0], type, ~rd(b, t, &o[1])); return X_NEXT;
+    case PO_CNOT: wr(t, &o[0], type, rdt(b, t, &o[1], type) == 0); return X_NEXT;
+    case PO_SHL: case PO_SHR: {
+        unsigned w = width(type);
+        uint64_t a = rdt(b, t, &o[1], type), s = rd(b, t, &o[2]) & 0xffffffffu;
+        uint64_t r = in->op == PO_SHL  ? (s >= w ? 0 : a << s)
+                     : is_signed(type) ? (uint64_t)(sext(a, w) >> (s >= w ? w - 1 : s))
+                                       : (s >= w ? 0 : a >> s);
+        wr_ext(t, &o[0], type, r);
+        return X_NEXT;
+    }
+    case PO_ABS: case PO_NEG: {
+        uint64_t a = rd(b, t, &o[1]);
+        if (is_float(type)) {
+            uint64_t sign = 1ull << (width(type) - 1);
+            uint64_t r = in->op == PO_ABS ? a & ~sign : a ^ sign;
+            if (type == T_F32)
+                r = bf32(ftz(f32(r), in->mods & M_FTZ));
+            wr(t, &o[0], type, r);
+        } else {
+            int64_t v = sext(a, width(type));
+            wr_ext(t, &o[0], type, in->op == PO_NEG ? (uint64_t)-(uint64_t)v : (uint64_t)(v < 0 ? -(uint64_t)v : (uint64_t)v));
+        }
+        return X_NEXT;
+    }
+    case PO_SETP: {
+        unsigned k = in->pair ? 2 : 1;
+        uint64_t a = rd(b, t, &o[k]), x = rd(b, t, &o[k + 1]);
+        if (type == T_F32 && (in->mods & M_FTZ))
+            a = bf32(ftz(f32(a), 1)), x = bf32(ftz(f32(x), 1));
+        int r = compare(in->cmp, type, a, x), nr = !r;
+        if (in->bop) {
+            int c = (int)(rd(b, t, &o[k + 2]) & 1);
+            r = in->bop == 1 ? r && c : in->bop == 2 ? r || c : r ^ c;
+            nr = in->bop == 1 ? nr && c : in->bop == 2 ? nr || c : nr ^ c;
+        }
+        wr(t, &o[0], T_PRED, (uint64_t)r);
+        if (in->pair)
+            wr(t, &o[1], T_PRED, (uint64_t)nr);
+        return X_NEXT;
+    }
+    case PO_SELP: wr(t, &o[0], type, rd(b, t, &o[3]) & 1 ? rd(b, t, &o[1]) : rd(b, t, &o[2])); return X_NEXT;
+    case PO_CVT: return exec_cvt(b, t, in);
+    case PO_CVTA: {
+        uint64_t a = rd(b, t, &o[1]);
+        int to = (in->mods & M_TO) != 0;
+        if (in->space == SP_SHARED)
+            a = to ? a - SHARED_GEN : a + SHARED_GEN;
+        else if (in->space == SP_LOCAL)
+            a = to ? a - LOCAL_GEN : a + LOCAL_GEN;
+        wr(t, &o[0], type, a);
+        return X_NEXT;
+    }
+    case PO_BRA: t->pc = (uint32_t)o[0].imm; return X_JUMP;
+    case PO_RET: return X_BLOCK; /* the caller ends the thread */
+    case PO_BAR: return exec_bar(b, t, in);
+    case PO_BFE: {
+        unsigned w = width(type), pos = (unsigned)rd(b, t, &o[2]) & 0xff, len = (unsigned)rd(b, t, &o[3]) & 0xff;
+        uint64_t a = rdt(b, t, &o[1], type), r;
+        if (!len)
+            r = 0;
+        else {
+            uint64_t f = pos >= w ? 0 : a >> pos;
+            if (len < 64)
+                f &= mask_of(len);
+            int sbit = is_signed(type) ? (int)((pos + len - 1 >= w ? a >> (w - 1) : a >> (pos + len - 1)) & 1) : 0;
+            r = sbit && len < w ? f | (mask_of(w) & ~mask_of(len)) : f;
+        }
+        wr(t, &o[0], type, r);
+        return X_NEXT;
+    }
+    case PO_BFI: {
+        unsigned w = width(type), pos = (unsigned)rd(b, t, &o[3]) & 0xff, len = (unsigned)rd(b, t, &o[4]) & 0xff;
+        uint64_t a = rd(b, t, &o[1]), x = rd(b, t, &o[2]);
+        uint64_t m = pos >= w ? 0 : (len >= 64 ? ~0ull : mask_of(len)) << pos;
+        wr(t, &o[0], type, (x & ~m) | ((a << (pos & 63)) & m));
+        return X_NEXT;
+    }
+    case PO_PRMT: {
+        uint64_t a = rd(b, t, &o[1]) & 0xffffffff, x = rd(b, t, &o[2]) & 0xffffffff, s = rd(b, t, &o[3]);
+        uint64_t bytes = a | x << 32, r = 0;
+        if (in->ntypes > 1 || strstr(in->text, ".f4e") || strstr(in->text, ".b4e") || strstr(in->text, ".rc"))
+            return fail(b, -2, in, "only the default prmt mode is known");
+        for (unsigned i = 0; i < 4; i++) {
+            unsigned sel = (unsigned)(s >> (4 * i)) & 15;
+            uint64_t byte = bytes >> (8 * (sel & 7)) & 0xff;
+            if (sel & 8)
+                byte = byte & 0x80 ? 0xff : 0;
+            r |= byte << (8 * i);
+        }
+        wr(t, &o[0], T_B32, r);
+        return X_NEXT;
+    }
+    case PO_POPC: wr(t, &o[0], T_U32, (uint64_t)__builtin_popcountll(rdt(b, t, &o[1], type))); return X_NEXT;
+    case PO_CLZ: {
+        uint64_t a = rdt(b, t, &o[1], type);
+        unsigned w = width(type);
+        wr(t, &o[0], T_U32, a ? (uint64_t)(__builtin_clzll(a) - (64 - (int)w)) : w);
+        return X_NEXT;
+    }
+    case PO_BREV: {
+        uint64_t a = rdt(b, t, &o[1], type), r = 0;
+        unsigned w = width(type);
+        for (unsigned i = 0; i < w; i++)
+            r |= (a >> i & 1) << (w - 1 - i);
+        wr(t, &o[0], type, r);
+        return X_NEXT;
+    }
+    case PO_RCP: case PO_SQRT: case PO_RSQRT: case PO_EX2: case PO_LG2: case PO_SIN: case PO_COS: case PO_TANH:
+        return exec_float_unary(b, t, in);
+    case PO_COPYSIGN: {
+        uint64_t sign = 1ull << (width(type) - 1);
+        wr(t, &o[0], type, (rd(b, t, &o[2]) & ~sign) | (rd(b, t, &o[1]) & sign));
+        return X_NEXT;
+    }
+    case PO_TESTP: {
+        double a = fval(type, rd(b, t, &o[1]));
+        int r = strstr(in->text, "notanumber") ? isnan(a)
+                : strstr(in->text, "number")   ? !isnan(a)
+                : strstr(in->text, "infinite") ? isinf(a)
+                : strstr(in->text, "finite")   ? isfinite(a)
+                : strstr(in->text, "subnormal") ? fpclassify(type == T_F32 ? (float)a : a) == FP_SUBNORMAL
+                : strstr(in->text, "normal")   ? fpclassify(type == T_F32 ? (float)a : a) == FP_NORMAL
+                                               : -1;
+        if (r < 0)
+            return fail(b, -2, in, "unknown testp");
+        wr(t, &o[0], T_PRED, (uint64_t)r);
+        return X_NEXT;
+    }
+    case PO_MMA: case PO_SHFL: case PO_VOTE: case PO_ACTIVEMASK: return collective(b, t, in);
+    case PO_WGMMA: return in->sub == WG_MMA ? collective(b, t, in) : X_NEXT;
+    case PO_ATOM: case PO_RED: return exec_atom(b, t, in);
+    case PO_TRAP: return fail(b, -1, in, "trap");
+    case PO_MBAR: return exec_mbar(b, t, in);
+    case PO_CP: return exec_cp(b, t, in);
+    }
+    return fail(b, -2, in, "no semantics for this instruction");
+}
+
+static void thread_exit(Blk *b, Th *t)
+{
+    t->state = TS_DONE;
+    b->alive--;
+    b->events++;
+    for (unsigned id = 0; id < MAX_BARRIERS; id++)
+        bar_release(b, id);
+}
+
+/* runs t until it waits, ends or has run STEP_BUDGET instructions */
+static int step(Blk *b, Th *t)
+{
+    const PtxEntry *e = b->e;
+    for (unsigned n = 0; n < STEP_BUDGET; n++) {
+        if (t->pc >= e->ninsns) {
+            thread_exit(b, t);
+            return 1;
+        }
+        const PtxInsn *in = &e->insns[t->pc];
+        b->steps++;
+        if (in->guard >= 0 && (int)(t->r[in->guard] & 1) == in->guard_neg) {
+            t->pc++;
+            continue;
+        }
+        int r = exec(b, t, in);
+        switch (r) {
+        case X_NEXT: t->pc++; break;
+        case X_JUMP: break;
+        case X_FAIL: return 0;
+        case X_YIELD: return 1;
+        case X_BLOCK:
+            if (in->op == PO_RET) {
+                thread_exit(b, t);
+                return 1;
+            }
+            return 1;
+        }
+    }
+    if (b->steps > LAUNCH_LIMIT)
+        return fail(b, -1, NULL, "%s: over %llu instructions: a loop that never ends?", e->name,
+                    (unsigned long long)LAUNCH_LIMIT) == X_NEXT;
+    return 1;
+}
+
+static int run_block(Blk *b)
+{
+    b->alive = b->nthreads;
+    b->nmb = 0;
+    memset(b->bar, 0, sizeof b->bar);
+    memset(b->smem, 0, b->smem_bytes);
+    memset(b->regs, 0, (size_t)b->nthreads * b->e->nslots * sizeof *b->regs);
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        Th *t = &b->th[i];
+        t->pc = 0;
+        t->state = TS_RUN;
+        t->tid = i;
+    }
+    unsigned nw = (b->nthreads + 31) / 32, nwg = (b->nthreads + 127) / 128;
+    memset(b->warp, 0, nw * sizeof *b->warp);
+    memset(b->wg, 0, nwg * sizeof *b->wg);
+    for (;;) {
+        uint64_t ev = b->events;
+        for (unsigned i = 0; i < b->nthreads; i++)
+            if (b->th[i].state == TS_RUN && !step(b, &b->th[i]))
+                return 0;
+        if (!b->alive)
+            return 1;
+        if (b->events == ev) { /* nobody moved: say where they wait */
+            char where[512] = "";
+            size_t n = 0;
+            for (unsigned i = 0; i < b->nthreads && n < sizeof where - 80; i++) {
+                const Th *t = &b->th[i];
+                if (t->state == TS_DONE || (i && b->th[i - 1].pc == t->pc && b->th[i - 1].state == t->state))
+                    continue;
+                const PtxInsn *in = &b->e->insns[t->pc < b->e->ninsns ? t->pc : 0];
+                n += (size_t)snprintf(where + n, sizeof where - n, " thread %u at line %d '%s';", i, in->line,
+                                      in->text);
+            }
+            fail(b, -1, NULL, "%s, block (%u,%u,%u): deadlock:%s", b->e->name, b->ctaid[0], b->ctaid[1],
+                 b->ctaid[2], where);
+            return 0;
+        }
+    }
+}
+
+int ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
+                   unsigned dyn_shared, void **params, char *err, size_t errlen)
+{
+    const PtxEntry *e = NULL;
+    for (unsigned i = 0; i < m->nentries; i++)
+        if (!strcmp(m->entries[i].name, entry))
+            e = &m->entries[i];
+    if (!e) {
+        snprintf(err, errlen, "no entry %s in the module", entry);
+        return -2;
+    }
+    Blk b;
+    memset(&b, 0, sizeof b);
+    b.m = m, b.e = e, b.params = params, b.err = err, b.errlen = errlen, b.dyn = dyn_shared;
+    memcpy(b.grid, grid, sizeof b.grid);
+    memcpy(b.block, block, sizeof b.block);
+    b.nthreads = block[0] * block[1] * block[2];
+    if (!b.nthreads || b.nthreads > 1024) {
+        snprintf(err, errlen, "%u threads a block", b.nthreads);
+        return -1;
+    }
+    uint64_t top = SHARED_RESERVED + m->shared_bytes;
+    b.dyn_base = (top + m->dynamic_align - 1) / m->dynamic_align * m->dynamic_align;
+    b.smem_bytes = b.dyn_base + dyn_shared;
+    b.smem = malloc(b.smem_bytes);
+    b.th = calloc(b.nthreads, sizeof *b.th);
+    b.regs = calloc((size_t)b.nthreads * (e->nslots ? e->nslots : 1), sizeof *b.regs);
+    b.local = calloc((size_t)b.nthreads, e->local_bytes ? e->local_bytes : 1);
+    b.warp = calloc((b.nthreads + 31) / 32, sizeof *b.warp);
+    b.wg = calloc((b.nthreads + 127) / 128, sizeof *b.wg);
+    if (!b.smem || !b.th || !b.regs || !b.local || !b.warp || !b.wg)
+        abort();
+    for (unsigned i = 0; i < b.nthreads; i++) {
+        b.th[i].r = b.regs + (size_t)i * e->nslots;
+        b.th[i].local = b.local + (size_t)i * e->local_bytes;
+    }
+    pthread_mutex_lock(&mu);
+    int ok = 1;
+    for (b.ctaid[2] = 0; ok && b.ctaid[2] < grid[2]; b.ctaid[2]++)
+        for (b.ctaid[1] = 0; ok && b.ctaid[1] < grid[1]; b.ctaid[1]++)
+            for (b.ctaid[0] = 0; ok && b.ctaid[0] < grid[0]; b.ctaid[0]++) {
+                b.lastrange = NULL;
+                ok = run_block(&b);
+            }
+    pthread_mutex_unlock(&mu);
+    free(b.smem);
+    free(b.th);
+    free(b.regs);
+    free(b.local);
+    free(b.warp);
+    free(b.wg);
+    free(b.mb);
+    return ok ? 0 : b.status ? b.status : -1;
+}
