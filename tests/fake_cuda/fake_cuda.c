@@ -88,6 +88,10 @@ CUresult cuGetErrorName(CUresult e, const char **s)
     case CUDA_ERROR_NO_DEVICE: *s = "CUDA_ERROR_NO_DEVICE"; break;
     case CUDA_ERROR_STUB_LIBRARY: *s = "CUDA_ERROR_STUB_LIBRARY"; break;
     case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION: *s = "CUDA_ERROR_ILLEGAL_INSTRUCTION"; break;
+    case CUDA_ERROR_LAUNCH_TIMEOUT: *s = "CUDA_ERROR_LAUNCH_TIMEOUT"; break;
+    case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; break;
     default: snprintf(buf, sizeof buf, "CUDA_ERROR_%d", (int)e); *s = buf;
     }
     return CUDA_SUCCESS;
@@ -95,7 +99,7 @@ CUresult cuGetErrorName(CUresult e, const char **s)
 
 CUresult cuGetErrorString(CUresult e, const char **s)
 {
-    *s = e == CUDA_SUCCESS ? "no error" : "an error the fake driver was told to return";
+    *s = e == CUDA_SUCCESS ? "no error" : "an error of the fake driver (told to fail, or an emulated kernel's fault)";
     return CUDA_SUCCESS;
 }
 
@@ -187,17 +191,20 @@ CUresult cuStreamSynchronize(CUstream s)
 
 /* A module is a copy of its image: PTX text (the fake linker's "cubin" is
  * the PTX it was given) has the functions its ".entry NAME(" lines name; an
- * ELF image (a real ptxas's) any function asked for. A function is its
- * name, interned (launches record it). */
+ * ELF image (a real ptxas's) any function asked for. A function is a slot
+ * of its module and name (it reads as the name: launches record it), free
+ * again when its module is unloaded. */
 enum { MAX_FUNCTIONS = 64 };
 typedef struct {
     PtxEmuModule *emu; /* parsed at its first emulated launch */
     char text[];       /* the image: PTX, or "\x7fELF" for a cubin */
 } FakeModule;
-static char functions[MAX_FUNCTIONS][64];
-static unsigned function_cluster[MAX_FUNCTIONS]; /* its entry's .reqnctapercluster x, else 0 */
-static FakeModule *function_module[MAX_FUNCTIONS]; /* the last module loaded with this name */
-static unsigned nfunctions;
+typedef struct {
+    char name[64];      /* first: a CUfunction reads as its name */
+    FakeModule *module; /* NULL: a free slot */
+    unsigned cluster;   /* its entry's .reqnctapercluster x, else 0 */
+} FakeFunction;
+static FakeFunction functions[MAX_FUNCTIONS];
 static pthread_mutex_t functions_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult new_module(CUmodule *m, const void *image)
@@ -234,9 +241,9 @@ CUresult cuModuleUnload(CUmodule m)
 {
     FakeModule *fm = (FakeModule *)m;
     pthread_mutex_lock(&functions_mu);
-    for (unsigned i = 0; i < nfunctions; i++)
-        if (function_module[i] == fm)
-            function_module[i] = NULL;
+    for (unsigned i = 0; i < MAX_FUNCTIONS; i++)
+        if (functions[i].module == fm)
+            functions[i].module = NULL;
     pthread_mutex_unlock(&functions_mu);
     ptx_emu_free(fm->emu);
     free(fm);
@@ -263,19 +270,20 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
         cluster = req && (!body || req < body) ? (unsigned)atoi(req + strlen(".reqnctapercluster")) : 0;
     }
     pthread_mutex_lock(&functions_mu);
-    unsigned i = 0;
-    while (i < nfunctions && strcmp(functions[i], name) != 0)
-        i++;
-    if (i == nfunctions && nfunctions < MAX_FUNCTIONS)
-        snprintf(functions[nfunctions++], sizeof functions[0], "%s", name);
-    if (i < MAX_FUNCTIONS) {
-        function_cluster[i] = cluster; /* (the last module loaded with this name) */
-        function_module[i] = fm;
+    unsigned i = 0, slot = MAX_FUNCTIONS;
+    for (; i < MAX_FUNCTIONS && !(functions[i].module == fm && !strcmp(functions[i].name, name)); i++)
+        if (!functions[i].module && slot == MAX_FUNCTIONS)
+            slot = i;
+    if (i == MAX_FUNCTIONS && slot < MAX_FUNCTIONS) {
+        i = slot;
+        snprintf(functions[i].name, sizeof functions[i].name, "%s", name);
+        functions[i].module = fm;
+        functions[i].cluster = cluster;
     }
     pthread_mutex_unlock(&functions_mu);
     if (i == MAX_FUNCTIONS)
         return CUDA_ERROR_NOT_FOUND;
-    *f = (CUfunction)functions[i];
+    *f = (CUfunction)&functions[i];
     return CUDA_SUCCESS;
 }
 
@@ -296,7 +304,7 @@ CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction f, const CUlaunc
 {
     FAULT("cuOccupancyMaxActiveClusters");
     /* the entry's cluster (a cubin's the fake cannot read: the configuration's) */
-    unsigned cl = function_cluster[(const char(*)[64])f - functions];
+    unsigned cl = ((const FakeFunction *)f)->cluster;
     cl = cl ? cl : c->gridDimX;
     if (!cl || c->gridDimX % cl)
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;
@@ -307,9 +315,8 @@ CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction f, const CUlaunc
 /* FAKE_CUDA_EMULATE=1: the launch run by the PTX interpreter */
 static CUresult emulate_launch(CUfunction f, const unsigned g[3], const unsigned bl[3], unsigned shared, void **params)
 {
-    unsigned i = (unsigned)((const char(*)[64])f - functions);
     pthread_mutex_lock(&functions_mu);
-    FakeModule *fm = function_module[i];
+    FakeModule *fm = ((const FakeFunction *)f)->module;
     pthread_mutex_unlock(&functions_mu);
     char err[2048] = "";
     if (!fm || !memcmp(fm->text, "\x7f" "ELF", 4)) {
@@ -320,10 +327,17 @@ static CUresult emulate_launch(CUfunction f, const unsigned g[3], const unsigned
         fprintf(stderr, "fake-cuda: %s: %s\n", (const char *)f, err);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
-    int r = ptx_emu_launch(fm->emu, (const char *)f, g, bl, shared, params, err, sizeof err);
-    if (r)
+    PtxEmuResult r = ptx_emu_launch(fm->emu, (const char *)f, g, bl, shared, params, err, sizeof err);
+    if (r != PTX_EMU_OK)
         fprintf(stderr, "fake-cuda: emulated launch: %s\n", err);
-    return r == 0 ? CUDA_SUCCESS : r == -2 ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_LAUNCH_FAILED;
+    switch (r) {
+    case PTX_EMU_OK: return CUDA_SUCCESS;
+    case PTX_EMU_ILLEGAL_ADDRESS: return CUDA_ERROR_ILLEGAL_ADDRESS;
+    case PTX_EMU_TRAP: return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    case PTX_EMU_HANG: return CUDA_ERROR_LAUNCH_TIMEOUT;
+    case PTX_EMU_UNSUPPORTED: return CUDA_ERROR_NOT_SUPPORTED;
+    default: return CUDA_ERROR_LAUNCH_FAILED;
+    }
 }
 
 /* a launch's record; cluster: its dimensions, NULL for none */
@@ -348,7 +362,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     (void)s, (void)params, (void)extra;
     FAULT("cuLaunchKernel");
     const unsigned g[3] = {gx, gy, gz}, bl[3] = {bx, by, bz};
-    unsigned cl[3] = {function_cluster[(const char(*)[64])f - functions], 1, 1};
+    unsigned cl[3] = {((const FakeFunction *)f)->cluster, 1, 1};
     if (cl[0] && gx % cl[0]) /* the driver's rule: the grid a multiple of the entry's cluster */
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     record_launch(f, g, bl, shared, cl[0] ? cl : NULL);

@@ -105,11 +105,11 @@ typedef struct {
     uint64_t events, steps;
     char *err;
     size_t errlen;
-    int status; /* 0, -1 fault, -2 unknown */
+    int status; /* PtxEmuResult */
     const Range *lastrange;
 } Blk;
 
-static int fail(Blk *b, int status, const PtxInsn *in, const char *fmt, ...)
+static int fail(Blk *b, PtxEmuResult status, const PtxInsn *in, const char *fmt, ...)
 {
     if (b->status)
         return X_FAIL;
@@ -250,7 +250,7 @@ static uint8_t *mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, 
     }
     if (sp == SP_SHARED) {
         if (a + n > b->smem_bytes || a + n < a) {
-            fail(b, -1, in, "shared address 0x%llx + %u outside the block's %llu bytes", (unsigned long long)a, n,
+            fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "shared address 0x%llx + %u outside the block's %llu bytes", (unsigned long long)a, n,
                  (unsigned long long)b->smem_bytes);
             return NULL;
         }
@@ -258,14 +258,14 @@ static uint8_t *mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, 
     }
     if (sp == SP_LOCAL) {
         if (a + n > b->e->local_bytes) {
-            fail(b, -1, in, "local address 0x%llx outside the thread's %u bytes", (unsigned long long)a,
+            fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "local address 0x%llx outside the thread's %u bytes", (unsigned long long)a,
                  b->e->local_bytes);
             return NULL;
         }
         return t->local + a;
     }
     if (!in_range(b, a, n)) {
-        fail(b, -1, in, "illegal address 0x%llx (%u bytes) in %s memory", (unsigned long long)a, n,
+        fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "illegal address 0x%llx (%u bytes) in %s memory", (unsigned long long)a, n,
              sp == SP_PARAM ? "parameter" : "global");
         return NULL;
     }
@@ -308,7 +308,7 @@ static Mbar *mbar(Blk *b, const PtxInsn *in, uint32_t addr, int create)
         if (b->mb[i].addr == addr)
             return &b->mb[i];
     if (!create) {
-        fail(b, -1, in, "mbarrier at shared 0x%x used before mbarrier.init", addr);
+        fail(b, PTX_EMU_FAULT, in, "mbarrier at shared 0x%x used before mbarrier.init", addr);
         return NULL;
     }
     if (b->nmb == b->capmb) {
@@ -389,7 +389,7 @@ static int exec_mbar(Blk *b, Th *t, const PtxInsn *in)
         else if (in->nops > k + 1)
             count = (uint32_t)rd(b, t, &in->o[k + 1]);
         if (m->pending < count)
-            return fail(b, -1, in, "more arrivals than the mbarrier expects");
+            return fail(b, PTX_EMU_FAULT, in, "more arrivals than the mbarrier expects");
         m->pending -= count;
         mbar_check(m);
         return X_NEXT;
@@ -409,7 +409,7 @@ static int exec_mbar(Blk *b, Th *t, const PtxInsn *in)
         return X_NEXT;
     }
     }
-    return fail(b, -2, in, "unknown mbarrier operation");
+    return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown mbarrier operation");
 }
 
 /* ---- copies ---------------------------------------------------------------------------- */
@@ -444,8 +444,12 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
                 off += d ? (uint64_t)g * map->strides[d - 1] : (uint64_t)g * es;
         }
         uint8_t *s = mem(b, t, in, SP_SHARED, swizzle(smem + (uint32_t)(i * es), map->swizzle), es);
-        if (!s)
+        if (!s) {
+            size_t n = strlen(b->err);
+            snprintf(b->err + n, b->errlen - n, " (a box of {%u, %u, %u} %u-byte elements at shared 0x%x)", map->box[0],
+                     r > 1 ? map->box[1] : 1, r > 2 ? map->box[2] : 1, es, smem);
             return 0;
+        }
         if (store) {
             if (inside) {
                 uint8_t *g = mem(b, t, in, SP_GLOBAL, map->base + off, es);
@@ -482,7 +486,7 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         if (!m)
             return X_FAIL;
         if (!m->pending)
-            return fail(b, -1, in, "more arrivals than the mbarrier expects");
+            return fail(b, PTX_EMU_FAULT, in, "more arrivals than the mbarrier expects");
         m->pending--;
         mbar_check(m);
         return X_NEXT;
@@ -506,7 +510,7 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
     }
     case CP_BULK: { /* [dst], [src], size, [mbar] (global to shared) */
         if (!strstr(in->text, ".shared::cluster.global") && !strstr(in->text, ".shared::cta.global"))
-            return fail(b, -2, in, "only bulk copies from global to shared memory are known");
+            return fail(b, PTX_EMU_UNSUPPORTED, in, "only bulk copies from global to shared memory are known");
         unsigned size = (unsigned)rd(b, t, &in->o[2]);
         uint8_t *d = mem(b, t, in, SP_SHARED, addr_value(b, t, &in->o[0]), size);
         const uint8_t *s = d ? mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), size) : NULL;
@@ -524,10 +528,10 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         PtxEmuTmap map;
         memcpy(&map, mp, sizeof map);
         if (map.magic != PTX_EMU_TMAP_MAGIC)
-            return fail(b, -1, in, "the tensor map was not encoded (its bytes are not a map)");
+            return fail(b, PTX_EMU_FAULT, in, "the tensor map was not encoded (its bytes are not a map)");
         int32_t c[5] = {0};
         if (mo->n != map.rank)
-            return fail(b, -1, in, "%u coordinates for a map of rank %u", mo->n, map.rank);
+            return fail(b, PTX_EMU_FAULT, in, "%u coordinates for a map of rank %u", mo->n, map.rank);
         for (unsigned d = 0; d < mo->n; d++)
             c[d] = (int32_t)rd(b, t, &b->m->vec[mo->first + d]);
         uint32_t smem = (uint32_t)addr_value(b, t, &in->o[store ? 1 : 0]);
@@ -541,7 +545,7 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         return complete_tx(b, in, mbar_addr(b, t, in, &in->o[2]), (int64_t)bytes) ? X_NEXT : X_FAIL;
     }
     }
-    return fail(b, -2, in, "unknown copy");
+    return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown copy");
 }
 
 
@@ -708,7 +712,7 @@ static int exec_float_unary(Blk *b, Th *t, const PtxInsn *in)
 {
     int type = in->types[0];
     if (type != T_F32 && type != T_F64)
-        return fail(b, -2, in, "only f32 / f64 forms are known");
+        return fail(b, PTX_EMU_UNSUPPORTED, in, "only f32 / f64 forms are known");
     double a = fval(type, rd(b, t, &in->o[1])), r;
     if (type == T_F32)
         a = ftz((float)a, in->mods & M_FTZ);
@@ -767,7 +771,7 @@ static int exec_cvt(Blk *b, Th *t, const PtxInsn *in)
         if (in->mods & M_RINT)
             x = in->rnd == R_RZ ? trunc(x) : in->rnd == R_RM ? floor(x) : in->rnd == R_RP ? ceil(x) : nearbyint(x);
         else if (width(dt) < width(st) && in->rnd != R_RN && in->rnd != R_DEFAULT)
-            return fail(b, -2, in, "only round-to-nearest narrowing is known");
+            return fail(b, PTX_EMU_UNSUPPORTED, in, "only round-to-nearest narrowing is known");
         if (dt == T_F32) {
             float f = (float)x;
             if (in->mods & M_SAT)
@@ -782,7 +786,7 @@ static int exec_cvt(Blk *b, Th *t, const PtxInsn *in)
                                  : (a >> 63 ? i64_to_f64_odd((int64_t)(a >> 1) | (int64_t)(a & 1)) * 2
                                             : i64_to_f64_odd((int64_t)a));
         if (in->rnd != R_RN && in->rnd != R_DEFAULT)
-            return fail(b, -2, in, "only round-to-nearest conversions from integers are known");
+            return fail(b, PTX_EMU_UNSUPPORTED, in, "only round-to-nearest conversions from integers are known");
         wr(t, &in->o[0], dt, fbits(dt, x));
         return X_NEXT;
     }
@@ -861,7 +865,7 @@ static int exec_wgmma(Blk *b, const PtxInsn *in, unsigned first)
     int ta = in->types[1], tb = in->types[2];
     Th *t0 = &b->th[first];
     if (in->types[0] != T_F32 || in->shape[0] != 64 || N > 256 || K > 16)
-        return fail(b, -2, in, "only m64nNk8/k16 wgmmas into f32 are known");
+        return fail(b, PTX_EMU_UNSUPPORTED, in, "only m64nNk8/k16 wgmmas into f32 are known");
     static float A[64 * 16], B[256 * 16];
     static double D[64 * 256];
     const PtxOp *od = &in->o[0], *oa = &in->o[1];
@@ -873,7 +877,7 @@ static int exec_wgmma(Blk *b, const PtxInsn *in, unsigned first)
     int tn_a = !a_regs && ops > 6 && rd(b, t0, &in->o[6]) == 1;
     int tn_b = ops > (a_regs ? 6u : 7u) && rd(b, t0, &in->o[a_regs ? 6 : 7]) == 1;
     if (od->n != N / 2)
-        return fail(b, -2, in, "%u accumulator registers for n%u", od->n, N);
+        return fail(b, PTX_EMU_UNSUPPORTED, in, "%u accumulator registers for n%u", od->n, N);
     if (a_regs) {
         unsigned per = width(ta) == 32 ? 1 : 2; /* elements a register */
         for (unsigned th = 0; th < 128; th++) {
@@ -922,7 +926,7 @@ static int exec_mma(Blk *b, const PtxInsn *in, unsigned first)
     unsigned M = in->shape[0], N = in->shape[1], K = in->shape[2];
     int ta = in->types[1], tb = in->types[2];
     if (M != 16 || N != 8 || (K != 8 && K != 16) || in->types[0] != T_F32 || in->types[3] != T_F32)
-        return fail(b, -2, in, "only m16n8k8 / m16n8k16 mma.sync into f32 is known");
+        return fail(b, PTX_EMU_UNSUPPORTED, in, "only m16n8k8 / m16n8k16 mma.sync into f32 is known");
     float A[16][16], B[16][8];
     double D[16][8];
     unsigned per = width(ta) == 32 ? 1 : 2;
@@ -1016,10 +1020,10 @@ static int collective(Blk *b, Th *t, const PtxInsn *in)
     unsigned size = wg ? 128 : 32, group = t->tid / size, first = group * size;
     unsigned n = b->nthreads - first < size ? b->nthreads - first : size;
     if (wg && n < 128)
-        return fail(b, -1, in, "a wgmma in a warpgroup of %u threads", n);
+        return fail(b, PTX_EMU_FAULT, in, "a wgmma in a warpgroup of %u threads", n);
     Coll *c = wg ? &b->wg[group] : &b->warp[group];
     if (c->arrived && c->pc != (int)t->pc)
-        return fail(b, -1, in, "threads of one %s at different collectives (ptx lines %d and %d)",
+        return fail(b, PTX_EMU_FAULT, in, "threads of one %s at different collectives (ptx lines %d and %d)",
                     wg ? "warpgroup" : "warp", b->e->insns[c->pc].line, in->line);
     c->pc = (int)t->pc;
     c->arrived++;
@@ -1033,7 +1037,7 @@ static int collective(Blk *b, Th *t, const PtxInsn *in)
         if (c->arrived < live)
             return X_BLOCK;
         if (wg || in->op == PO_MMA)
-            return fail(b, -1, in, "a collective some of whose threads have exited");
+            return fail(b, PTX_EMU_FAULT, in, "a collective some of whose threads have exited");
     }
     int ok = 1;
     switch (in->op) {
@@ -1079,10 +1083,10 @@ static int exec_bar(Blk *b, Th *t, const PtxInsn *in)
 {
     unsigned id = in->nops ? (unsigned)rd(b, t, &in->o[0]) : 0;
     if (id >= MAX_BARRIERS)
-        return fail(b, -1, in, "barrier %u (at most 15)", id);
+        return fail(b, PTX_EMU_FAULT, in, "barrier %u (at most 15)", id);
     int count = in->nops > 1 ? (int)rd(b, t, &in->o[1]) : -1;
     if (b->bar[id].arrived && b->bar[id].expected != count)
-        return fail(b, -1, in, "barrier %u with thread counts %d and %d", id, b->bar[id].expected, count);
+        return fail(b, PTX_EMU_FAULT, in, "barrier %u with thread counts %d and %d", id, b->bar[id].expected, count);
     b->bar[id].expected = count;
     b->bar[id].arrived++;
     b->events++;
@@ -1109,7 +1113,7 @@ static int exec_mem(Blk *b, Th *t, const PtxInsn *in)
     if (in->space == SP_PARAM && ao->sym >= PTX_SYM_PARAM_BASE) {
         const PtxParam *p = &b->e->params[ao->sym - PTX_SYM_PARAM_BASE];
         if ((uint64_t)ao->imm + es * n > p->bytes)
-            return fail(b, -1, in, "reads past parameter %s", p->name);
+            return fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "reads past parameter %s", p->name);
         sp = SP_GLOBAL; /* the launch's own memory: in_range knows it */
     }
     uint8_t *p = mem(b, t, in, sp, a, es * n);
@@ -1151,7 +1155,7 @@ static int exec_atom(Blk *b, Th *t, const PtxInsn *in)
     case 14: v = old == (x & mask_of(width(type))) ? rd(b, t, &in->o[3]) : old; break;
     case 15: v = old | x; break;
     case 16: v = old & x; break;
-    default: return fail(b, -2, in, "unknown atomic operation");
+    default: return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown atomic operation");
     }
     memcpy(p, &v, es);
     if (!red)
@@ -1291,7 +1295,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         uint64_t a = rd(b, t, &o[1]) & 0xffffffff, x = rd(b, t, &o[2]) & 0xffffffff, s = rd(b, t, &o[3]);
         uint64_t bytes = a | x << 32, r = 0;
         if (in->ntypes > 1 || strstr(in->text, ".f4e") || strstr(in->text, ".b4e") || strstr(in->text, ".rc"))
-            return fail(b, -2, in, "only the default prmt mode is known");
+            return fail(b, PTX_EMU_UNSUPPORTED, in, "only the default prmt mode is known");
         for (unsigned i = 0; i < 4; i++) {
             unsigned sel = (unsigned)(s >> (4 * i)) & 15;
             uint64_t byte = bytes >> (8 * (sel & 7)) & 0xff;
@@ -1334,18 +1338,18 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
                 : strstr(in->text, "normal")   ? fpclassify(type == T_F32 ? (float)a : a) == FP_NORMAL
                                                : -1;
         if (r < 0)
-            return fail(b, -2, in, "unknown testp");
+            return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown testp");
         wr(t, &o[0], T_PRED, (uint64_t)r);
         return X_NEXT;
     }
     case PO_MMA: case PO_SHFL: case PO_VOTE: case PO_ACTIVEMASK: return collective(b, t, in);
     case PO_WGMMA: return in->sub == WG_MMA ? collective(b, t, in) : X_NEXT;
     case PO_ATOM: case PO_RED: return exec_atom(b, t, in);
-    case PO_TRAP: return fail(b, -1, in, "trap");
+    case PO_TRAP: return fail(b, PTX_EMU_TRAP, in, "trap");
     case PO_MBAR: return exec_mbar(b, t, in);
     case PO_CP: return exec_cp(b, t, in);
     }
-    return fail(b, -2, in, "no semantics for this instruction");
+    return fail(b, PTX_EMU_UNSUPPORTED, in, "no semantics for this instruction");
 }
 
 static void thread_exit(Blk *b, Th *t)
@@ -1387,7 +1391,7 @@ static int step(Blk *b, Th *t)
         }
     }
     if (b->steps > LAUNCH_LIMIT)
-        return fail(b, -1, NULL, "%s: over %llu instructions: a loop that never ends?", e->name,
+        return fail(b, PTX_EMU_HANG, NULL, "%s: over %llu instructions: a loop that never ends?", e->name,
                     (unsigned long long)LAUNCH_LIMIT) == X_NEXT;
     return 1;
 }
@@ -1426,14 +1430,14 @@ static int run_block(Blk *b)
                 n += (size_t)snprintf(where + n, sizeof where - n, " thread %u at line %d '%s';", i, in->line,
                                       in->text);
             }
-            fail(b, -1, NULL, "%s, block (%u,%u,%u): deadlock:%s", b->e->name, b->ctaid[0], b->ctaid[1],
+            fail(b, PTX_EMU_HANG, NULL, "%s, block (%u,%u,%u): deadlock:%s", b->e->name, b->ctaid[0], b->ctaid[1],
                  b->ctaid[2], where);
             return 0;
         }
     }
 }
 
-int ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
+PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
                    unsigned dyn_shared, void **params, char *err, size_t errlen)
 {
     const PtxEntry *e = NULL;
@@ -1442,7 +1446,7 @@ int ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], c
             e = &m->entries[i];
     if (!e) {
         snprintf(err, errlen, "no entry %s in the module", entry);
-        return -2;
+        return PTX_EMU_FAULT;
     }
     Blk b;
     memset(&b, 0, sizeof b);
@@ -1452,7 +1456,7 @@ int ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], c
     b.nthreads = block[0] * block[1] * block[2];
     if (!b.nthreads || b.nthreads > 1024) {
         snprintf(err, errlen, "%u threads a block", b.nthreads);
-        return -1;
+        return PTX_EMU_FAULT;
     }
     uint64_t top = SHARED_RESERVED + m->shared_bytes;
     b.dyn_base = (top + m->dynamic_align - 1) / m->dynamic_align * m->dynamic_align;
@@ -1485,5 +1489,5 @@ int ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], c
     free(b.warp);
     free(b.wg);
     free(b.mb);
-    return ok ? 0 : b.status ? b.status : -1;
+    return ok ? PTX_EMU_OK : b.status ? b.status : PTX_EMU_FAULT;
 }

@@ -47,10 +47,18 @@ void ptx_emu_free(PtxEmuModule *m);
 void ptx_emu_add_range(uint64_t base, uint64_t bytes);
 void ptx_emu_remove_range(uint64_t base);
 
-/* Runs entry `entry` over the grid; params as cuLaunchKernel's. Returns 0,
- * or -1 (the kernel faulted: a bad address, a trap, a deadlock) or -2 (an
- * instruction or form the interpreter does not know) with a message. */
-int ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
+typedef enum {
+    PTX_EMU_OK,
+    PTX_EMU_ILLEGAL_ADDRESS, /* a load, store or copy outside memory the kernel may reach */
+    PTX_EMU_TRAP,
+    PTX_EMU_HANG,            /* a deadlock, or a loop past the instruction limit */
+    PTX_EMU_FAULT,           /* any other misuse: barriers, collectives, mbarriers, the launch */
+    PTX_EMU_UNSUPPORTED,     /* an instruction or form the interpreter does not know */
+} PtxEmuResult;
+
+/* Runs entry `entry` over the grid; params as cuLaunchKernel's. Returns
+ * PTX_EMU_OK, or another PtxEmuResult with a message in err. */
+PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
                    unsigned dyn_shared, void **params, char *err, size_t errlen);
 
 #endif
