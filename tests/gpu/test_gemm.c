@@ -400,8 +400,24 @@ static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed,
 
 /* Fails unless rt's log gained a note of a staged view since mark: a
  * staged case whose views were not staged checks nothing of staging. */
+/* Whether the space-separated list opts holds opt. */
+static int has_option(const char *opts, const char *opt)
+{
+    size_t n = strlen(opt);
+    for (const char *p = opts ? strstr(opts, opt) : NULL; p; p = strstr(p + 1, opt))
+        if ((p == opts || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+            return 1;
+    return 0;
+}
+
 static void expect_staged(tilecRuntime rt, size_t mark, const char *what)
 {
+    /* options whose kernels take no tensor map for these views: nothing to stage */
+    const char *copt = getenv("TILEC_TEST_COPT");
+    if (has_option(copt, "-fno-wgmma-tma") || has_option(copt, "-fno-wgmma-swapped") || has_option(copt, "-fno-wgmma")) {
+        printf("%s: staging not checked (TILEC_TEST_COPT=%s: no tensor maps for these views)\n", what, copt);
+        return;
+    }
     int ok = gpu_log_has_since(rt, mark, "staged the view of tensor map");
     printf("%s: the log notes a staged view: %s\n", what, ok ? "ok" : "FAIL");
     failures += !ok;
