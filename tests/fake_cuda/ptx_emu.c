@@ -2,10 +2,12 @@
  * Running a parsed PTX entry (ptx_parse.c) over a grid: the blocks one
  * after another, a block's threads by a scheduler that runs each until it
  * waits, and the instructions' semantics. Warp and warpgroup collectives
- * (mma.sync, wgmma, shfl, vote) run when the last member arrives; copies
- * (cp.async, TMA) and wgmmas complete at once, which is one schedule a GPU
- * may take. A pass over the block in which no thread changed anything
- * visible (a store, an arrival, an exit) is a deadlock.
+ * (mma.sync, wgmma and its commit / wait, shfl, vote) run when the last
+ * member arrives. Copies into shared memory wait in a queue (Landing) and
+ * land when a pass over the block moves nothing else, or when their thread
+ * waits for them; wgmmas wait in their warpgroup's queue (PendingMma) for
+ * a wait_group. A pass in which no thread changed anything visible (a
+ * store, an arrival, an exit) and no copy is left to land is a deadlock.
  */
 #include <math.h>
 #include <pthread.h>
@@ -71,6 +73,7 @@ typedef struct {
     uint8_t state;
     uint8_t bar;
     unsigned tid;
+    unsigned cp_group; /* cp.async: the open commit group */
     uint64_t *r;
     uint8_t *local;
 } Th;
@@ -84,6 +87,26 @@ typedef struct {
     int pc;
     unsigned arrived;
 } Coll;
+
+#define WG_PENDING_MAX 64
+struct PendingMma;
+typedef struct WgQueue {
+    struct PendingMma *p; /* [WG_PENDING_MAX] */
+    unsigned n, group;    /* in flight; the open commit group */
+} WgQueue;
+
+/* A copy into shared memory issued and not yet landed: n pieces of es
+ * bytes, each to its own shared address; then complete_tx on an mbarrier
+ * (TMA, bulk) or nothing (cp.async, which its thread waits for). */
+typedef struct Landing {
+    unsigned n, es;
+    uint32_t *off;
+    uint8_t *data;
+    int has_mbar;
+    uint32_t mbar;
+    int64_t tx;
+    unsigned owner, group; /* cp.async: the thread and its commit group; else ~0u */
+} Landing;
 
 typedef struct {
     const PtxEmuModule *m;
@@ -102,6 +125,9 @@ typedef struct {
         int expected; /* -1: every thread alive */
     } bar[MAX_BARRIERS];
     Coll *warp, *wg;
+    struct WgQueue *wgq;   /* each warpgroup's wgmmas in flight */
+    struct Landing *land;  /* copies into shared memory not yet landed, oldest first */
+    unsigned nland, capland;
     uint64_t events, steps;
     char *err;
     size_t errlen;
@@ -424,14 +450,65 @@ static uint32_t swizzle(uint32_t a, unsigned span)
     }
 }
 
-/* TMA: a box between global memory (the map's) and shared memory at dst */
+/* a new landing of n pieces of es bytes (filled by the caller) */
+static Landing *land_new(Blk *b, unsigned n, unsigned es)
+{
+    if (b->nland == b->capland) {
+        unsigned c = b->capland ? b->capland * 2 : 16;
+        Landing *l = realloc(b->land, c * sizeof *l);
+        if (!l)
+            abort();
+        b->land = l, b->capland = c;
+    }
+    Landing *l = &b->land[b->nland++];
+    memset(l, 0, sizeof *l);
+    l->n = n, l->es = es;
+    l->owner = l->group = ~0u;
+    l->off = malloc(n * sizeof *l->off);
+    l->data = malloc((size_t)n * es);
+    if (!l->off || !l->data)
+        abort();
+    return l;
+}
+
+/* landing i arrives in shared memory (its addresses were checked at issue) */
+static int land(Blk *b, unsigned i)
+{
+    Landing l = b->land[i];
+    memmove(b->land + i, b->land + i + 1, (b->nland - i - 1) * sizeof *b->land);
+    b->nland--;
+    for (unsigned k = 0; k < l.n; k++)
+        memcpy(b->smem + l.off[k], l.data + (size_t)k * l.es, l.es);
+    free(l.off);
+    free(l.data);
+    b->events++;
+    return !l.has_mbar || complete_tx(b, NULL, l.mbar, l.tx);
+}
+
+/* thread tid's cp.asyncs of groups before `before` land */
+static int land_thread(Blk *b, unsigned tid, unsigned before)
+{
+    for (unsigned i = 0; i < b->nland;)
+        if (b->land[i].owner == tid && b->land[i].group < before) {
+            if (!land(b, i))
+                return 0;
+        } else
+            i++;
+    return 1;
+}
+
+/* TMA: a box between global memory (the map's) and shared memory at dst;
+ * a load lands later (l: its landing) */
 static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap *map, const int32_t *c,
-                       uint32_t smem, int store)
+                       uint32_t smem, int store, Landing **lp)
 {
     unsigned es = map->esize, r = map->rank;
     uint64_t total = 1;
     for (unsigned d = 0; d < r; d++)
         total *= map->box[d];
+    Landing *l = store ? NULL : land_new(b, (unsigned)total, es);
+    if (lp)
+        *lp = l;
     for (uint64_t i = 0; i < total; i++) {
         uint64_t rem = i, off = 0;
         int inside = 1;
@@ -469,7 +546,8 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
                 v = tf32_hw_cvt_rn(v);
         } else if (map->oob_nan)
             v = es == 4 ? 0x7FFFFFFFu : 0x7FFFu;
-        memcpy(s, &v, es);
+        l->off[i] = (uint32_t)(s - b->smem);
+        memcpy(l->data + i * es, &v, es);
     }
     return 1;
 }
@@ -479,7 +557,12 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
     b->events++;
     switch (in->sub) {
     case CP_NOP: return X_NEXT;
-    case CP_MBAR_ARRIVE: { /* the copies are done already: .noinc arrives, else nothing is owed */
+    case CP_COMMIT: t->cp_group++; return X_NEXT;
+    case CP_WAIT: return land_thread(b, t->tid, t->cp_group - (unsigned)rd(b, t, &in->o[0])) ? X_NEXT : X_FAIL;
+    case CP_WAIT_ALL: return land_thread(b, t->tid, ~0u) ? X_NEXT : X_FAIL;
+    case CP_MBAR_ARRIVE: { /* the thread's copies land first; .noinc arrives, else nothing is owed */
+        if (!land_thread(b, t->tid, ~0u))
+            return X_FAIL;
         if (!strstr(in->text, "noinc"))
             return X_NEXT;
         Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[0]), 0);
@@ -498,14 +581,19 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         uint8_t *d = mem(b, t, in, da >= SHARED_GEN ? SP_GENERIC : SP_SHARED, da, size);
         if (!d)
             return X_FAIL;
-        uint8_t tmp[16] = {0};
+        if (size > 16)
+            return fail(b, PTX_EMU_FAULT, in, "a cp.async of %u bytes", size);
+        Landing *l = land_new(b, 1, size);
+        memset(l->data, 0, size);
         if (src) {
             const uint8_t *s = mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), src > size ? size : src);
             if (!s)
                 return X_FAIL;
-            memcpy(tmp, s, src > size ? size : src);
+            memcpy(l->data, s, src > size ? size : src);
         }
-        memcpy(d, tmp, size);
+        l->off[0] = (uint32_t)(d - b->smem);
+        l->owner = t->tid;
+        l->group = t->cp_group;
         return X_NEXT;
     }
     case CP_BULK: { /* [dst], [src], size, [mbar] (global to shared) */
@@ -516,8 +604,13 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         const uint8_t *s = d ? mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), size) : NULL;
         if (!s)
             return X_FAIL;
-        memcpy(d, s, size);
-        return complete_tx(b, in, mbar_addr(b, t, in, &in->o[3]), size) ? X_NEXT : X_FAIL;
+        Landing *l = land_new(b, 1, size);
+        l->off[0] = (uint32_t)(d - b->smem);
+        memcpy(l->data, s, size);
+        l->has_mbar = 1;
+        l->mbar = mbar_addr(b, t, in, &in->o[3]);
+        l->tx = size;
+        return mbar(b, in, l->mbar, 0) ? X_NEXT : X_FAIL;
     }
     case CP_TENSOR: {
         int store = strstr(in->text, ".global.shared") != NULL;
@@ -535,14 +628,15 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         for (unsigned d = 0; d < mo->n; d++)
             c[d] = (int32_t)rd(b, t, &b->m->vec[mo->first + d]);
         uint32_t smem = (uint32_t)addr_value(b, t, &in->o[store ? 1 : 0]);
-        if (!tensor_copy(b, t, in, &map, c, smem, store))
+        Landing *l;
+        if (!tensor_copy(b, t, in, &map, c, smem, store, &l))
             return X_FAIL;
         if (store)
             return X_NEXT;
-        uint64_t bytes = map.esize;
-        for (unsigned d = 0; d < map.rank; d++)
-            bytes *= map.box[d];
-        return complete_tx(b, in, mbar_addr(b, t, in, &in->o[2]), (int64_t)bytes) ? X_NEXT : X_FAIL;
+        l->has_mbar = 1;
+        l->mbar = mbar_addr(b, t, in, &in->o[2]);
+        l->tx = (int64_t)l->n * l->es;
+        return mbar(b, in, l->mbar, 0) ? X_NEXT : X_FAIL;
     }
     }
     return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown copy");
@@ -859,40 +953,73 @@ static int smem_operand(Blk *b, const Th *t, const PtxInsn *in, uint64_t desc, i
     return 1;
 }
 
-static int exec_wgmma(Blk *b, const PtxInsn *in, unsigned first)
+/* A wgmma issued and not yet complete: its operands read from registers at
+ * issue (A, where it comes from them; scale-d), shared memory read and
+ * the accumulators read and written when a wait_group completes it, so a
+ * kernel that reuses a stage or reads accumulators too early sees it. */
+typedef struct PendingMma {
+    const PtxInsn *in;
+    unsigned group; /* the warpgroup's commit group it belongs to */
+    int scale_d, neg, tn_a, tn_b;
+    uint64_t da, db;
+    float A[64 * 16]; /* where from registers */
+    int a_regs;
+} PendingMma;
+
+static int wgmma_issue(Blk *b, const PtxInsn *in, unsigned first)
 {
     unsigned N = in->shape[1], K = in->shape[2];
-    int ta = in->types[1], tb = in->types[2];
+    int ta = in->types[1];
     Th *t0 = &b->th[first];
     if (in->types[0] != T_F32 || in->shape[0] != 64 || N > 256 || K > 16)
         return fail(b, PTX_EMU_UNSUPPORTED, in, "only m64nNk8/k16 wgmmas into f32 are known");
-    static float A[64 * 16], B[256 * 16];
-    static double D[64 * 256];
-    const PtxOp *od = &in->o[0], *oa = &in->o[1];
-    int a_regs = oa->kind == K_VEC;
+    if (in->o[0].n != N / 2)
+        return fail(b, PTX_EMU_UNSUPPORTED, in, "%u accumulator registers for n%u", in->o[0].n, N);
+    WgQueue *q = &b->wgq[first / 128];
+    if (q->n == WG_PENDING_MAX)
+        return fail(b, PTX_EMU_FAULT, in, "more than %d wgmmas in flight without a wait_group", WG_PENDING_MAX);
+    PendingMma *pm = &q->p[q->n++];
+    const PtxOp *oa = &in->o[1];
     unsigned ops = in->nops;
+    pm->in = in;
+    pm->group = q->group;
+    pm->a_regs = oa->kind == K_VEC;
     /* scale-d, scale-a, scale-b, [tnsp-a,] [tnsp-b] after d, a, b */
-    int scale_d = (int)(rd(b, t0, &in->o[3]) & 1);
-    int neg_a = ops > 4 && (int64_t)rd(b, t0, &in->o[4]) == -1, neg_b = ops > 5 && (int64_t)rd(b, t0, &in->o[5]) == -1;
-    int tn_a = !a_regs && ops > 6 && rd(b, t0, &in->o[6]) == 1;
-    int tn_b = ops > (a_regs ? 6u : 7u) && rd(b, t0, &in->o[a_regs ? 6 : 7]) == 1;
-    if (od->n != N / 2)
-        return fail(b, PTX_EMU_UNSUPPORTED, in, "%u accumulator registers for n%u", od->n, N);
-    if (a_regs) {
+    pm->scale_d = (int)(rd(b, t0, &in->o[3]) & 1);
+    pm->neg = (ops > 4 && (int64_t)rd(b, t0, &in->o[4]) == -1) != (ops > 5 && (int64_t)rd(b, t0, &in->o[5]) == -1);
+    pm->tn_a = !pm->a_regs && ops > 6 && rd(b, t0, &in->o[6]) == 1;
+    pm->tn_b = ops > (pm->a_regs ? 6u : 7u) && rd(b, t0, &in->o[pm->a_regs ? 6 : 7]) == 1;
+    pm->da = pm->a_regs ? 0 : rd(b, t0, oa);
+    pm->db = rd(b, t0, &in->o[2]);
+    if (pm->a_regs) {
         unsigned per = width(ta) == 32 ? 1 : 2; /* elements a register */
         for (unsigned th = 0; th < 128; th++) {
             const Th *t = &b->th[first + th];
-            unsigned w = th / 32, g = th % 32 / 4, q = th % 4;
+            unsigned w = th / 32, g = th % 32 / 4, qd = th % 4;
             for (unsigned r = 0; r < 4; r++) {
-                unsigned row = 16 * w + g + (r & 1) * 8, col = (r >> 1) * (K / 2) + q * per;
+                unsigned row = 16 * w + g + (r & 1) * 8, col = (r >> 1) * (K / 2) + qd * per;
                 uint64_t v = vec_item(b, t, oa, r);
                 for (unsigned e = 0; e < per; e++)
-                    A[row * K + col + e] = tc_operand(ta, (uint32_t)(per == 1 ? v : v >> (16 * e)));
+                    pm->A[row * K + col + e] = tc_operand(ta, (uint32_t)(per == 1 ? v : v >> (16 * e)));
             }
         }
-    } else if (!smem_operand(b, t0, in, rd(b, t0, oa), ta, 64, K, tn_a, A))
+    }
+    return 1;
+}
+
+static int wgmma_complete(Blk *b, PendingMma *pm, unsigned first)
+{
+    const PtxInsn *in = pm->in;
+    unsigned N = in->shape[1], K = in->shape[2];
+    const PtxOp *od = &in->o[0];
+    Th *t0 = &b->th[first];
+    static float A[64 * 16], B[256 * 16];
+    static double D[64 * 256];
+    if (pm->a_regs)
+        memcpy(A, pm->A, sizeof(float) * 64 * K);
+    else if (!smem_operand(b, t0, in, pm->da, in->types[1], 64, K, pm->tn_a, A))
         return 0;
-    if (!smem_operand(b, t0, in, rd(b, t0, &in->o[2]), tb, N, K, tn_b, B))
+    if (!smem_operand(b, t0, in, pm->db, in->types[2], N, K, pm->tn_b, B))
         return 0;
     for (unsigned th = 0; th < 128; th++) {
         const Th *t = &b->th[first + th];
@@ -900,14 +1027,14 @@ static int exec_wgmma(Blk *b, const PtxInsn *in, unsigned first)
         for (unsigned j = 0; j < N / 8; j++)
             for (unsigned r = 0; r < 4; r++)
                 D[(16 * w + g + (r >> 1) * 8) * N + 8 * j + 2 * q + (r & 1)] =
-                    scale_d ? f32(vec_item(b, t, od, 4 * j + r)) : 0.0;
+                    pm->scale_d ? f32(vec_item(b, t, od, 4 * j + r)) : 0.0;
     }
     for (unsigned m = 0; m < 64; m++)
         for (unsigned n = 0; n < N; n++) {
             double s = 0;
             for (unsigned k = 0; k < K; k++)
                 s += (double)A[m * K + k] * B[n * K + k];
-            D[m * N + n] += (neg_a != neg_b) ? -s : s;
+            D[m * N + n] += pm->neg ? -s : s;
         }
     for (unsigned th = 0; th < 128; th++) {
         Th *t = &b->th[first + th];
@@ -919,6 +1046,31 @@ static int exec_wgmma(Blk *b, const PtxInsn *in, unsigned first)
             }
     }
     return 1;
+}
+
+/* wgmma.wait_group N: the warpgroup's wgmmas complete, in order, until at
+ * most N committed groups are pending */
+static int wgmma_wait(Blk *b, unsigned pending, unsigned first)
+{
+    WgQueue *q = &b->wgq[first / 128];
+    unsigned done = 0;
+    while (done < q->n && q->p[done].group + pending < q->group) {
+        if (!wgmma_complete(b, &q->p[done], first))
+            return 0;
+        done++;
+    }
+    memmove(q->p, q->p + done, (q->n - done) * sizeof *q->p);
+    q->n -= done;
+    return 1;
+}
+
+static int exec_wgmma(Blk *b, Th *t, const PtxInsn *in, unsigned first)
+{
+    switch (in->sub) {
+    case WG_MMA: return wgmma_issue(b, in, first);
+    case WG_COMMIT: b->wgq[first / 128].group++; return 1;
+    default: return wgmma_wait(b, (unsigned)rd(b, t, &in->o[0]), first);
+    }
 }
 
 static int exec_mma(Blk *b, const PtxInsn *in, unsigned first)
@@ -1041,7 +1193,7 @@ static int collective(Blk *b, Th *t, const PtxInsn *in)
     }
     int ok = 1;
     switch (in->op) {
-    case PO_WGMMA: ok = exec_wgmma(b, in, first); break;
+    case PO_WGMMA: ok = exec_wgmma(b, t, in, first); break;
     case PO_MMA: ok = exec_mma(b, in, first); break;
     case PO_SHFL: exec_shfl(b, in, first, n); break;
     case PO_VOTE: exec_vote(b, in, first, n); break;
@@ -1343,7 +1495,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         return X_NEXT;
     }
     case PO_MMA: case PO_SHFL: case PO_VOTE: case PO_ACTIVEMASK: return collective(b, t, in);
-    case PO_WGMMA: return in->sub == WG_MMA ? collective(b, t, in) : X_NEXT;
+    case PO_WGMMA: return in->sub == WG_FENCE ? X_NEXT : collective(b, t, in);
     case PO_ATOM: case PO_RED: return exec_atom(b, t, in);
     case PO_TRAP: return fail(b, PTX_EMU_TRAP, in, "trap");
     case PO_MBAR: return exec_mbar(b, t, in);
@@ -1354,6 +1506,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
 
 static void thread_exit(Blk *b, Th *t)
 {
+    land_thread(b, t->tid, ~0u);
     t->state = TS_DONE;
     b->alive--;
     b->events++;
@@ -1408,17 +1561,25 @@ static int run_block(Blk *b)
         t->pc = 0;
         t->state = TS_RUN;
         t->tid = i;
+        t->cp_group = 0;
     }
     unsigned nw = (b->nthreads + 31) / 32, nwg = (b->nthreads + 127) / 128;
     memset(b->warp, 0, nw * sizeof *b->warp);
     memset(b->wg, 0, nwg * sizeof *b->wg);
+    for (unsigned i = 0; i < nwg; i++)
+        b->wgq[i].n = b->wgq[i].group = 0;
     for (;;) {
         uint64_t ev = b->events;
         for (unsigned i = 0; i < b->nthreads; i++)
             if (b->th[i].state == TS_RUN && !step(b, &b->th[i]))
                 return 0;
         if (!b->alive)
-            return 1;
+            break;
+        if (b->events == ev && b->nland) { /* nobody moves until a copy lands: the oldest does */
+            if (!land(b, 0))
+                return 0;
+            continue;
+        }
         if (b->events == ev) { /* nobody moved: say where they wait */
             char where[512] = "";
             size_t n = 0;
@@ -1435,6 +1596,12 @@ static int run_block(Blk *b)
             return 0;
         }
     }
+    /* copies nobody waited for: dropped with the block's shared memory */
+    while (b->nland) {
+        free(b->land[b->nland - 1].off);
+        free(b->land[--b->nland].data);
+    }
+    return 1;
 }
 
 PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
@@ -1467,8 +1634,12 @@ PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned g
     b.local = calloc((size_t)b.nthreads, e->local_bytes ? e->local_bytes : 1);
     b.warp = calloc((b.nthreads + 31) / 32, sizeof *b.warp);
     b.wg = calloc((b.nthreads + 127) / 128, sizeof *b.wg);
-    if (!b.smem || !b.th || !b.regs || !b.local || !b.warp || !b.wg)
+    b.wgq = calloc((b.nthreads + 127) / 128, sizeof *b.wgq);
+    if (!b.smem || !b.th || !b.regs || !b.local || !b.warp || !b.wg || !b.wgq)
         abort();
+    for (unsigned i = 0; i < (b.nthreads + 127) / 128; i++)
+        if (!(b.wgq[i].p = malloc(WG_PENDING_MAX * sizeof *b.wgq[i].p)))
+            abort();
     for (unsigned i = 0; i < b.nthreads; i++) {
         b.th[i].r = b.regs + (size_t)i * e->nslots;
         b.th[i].local = b.local + (size_t)i * e->local_bytes;
@@ -1488,6 +1659,14 @@ PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned g
     free(b.local);
     free(b.warp);
     free(b.wg);
+    for (unsigned i = 0; i < (b.nthreads + 127) / 128; i++)
+        free(b.wgq[i].p);
+    free(b.wgq);
+    while (b.nland) { /* a failed block's */
+        free(b.land[b.nland - 1].off);
+        free(b.land[--b.nland].data);
+    }
+    free(b.land);
     free(b.mb);
     return ok ? PTX_EMU_OK : b.status ? b.status : PTX_EMU_FAULT;
 }

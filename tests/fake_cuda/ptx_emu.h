@@ -6,9 +6,13 @@
  * included (TMA copies, mbarriers, wgmma), and says which instruction it
  * does not know rather than guess.
  *
- * One legal schedule of many: a block's threads run one at a time, each
- * until it waits (a barrier, an mbarrier phase, a warp or warpgroup
- * collective); asynchronous copies and wgmmas complete when issued. Global
+ * One legal schedule of many, chosen to expose a missing wait: a block's
+ * threads run one at a time, each until it waits (a barrier, an mbarrier
+ * phase, a warp or warpgroup collective). Asynchronous work completes as
+ * late as it may: a copy into shared memory (TMA, bulk, cp.async) lands
+ * only when no thread can go on without it (or when its thread waits for
+ * it), one copy at a time, oldest first; a wgmma reads shared memory and
+ * writes its accumulators only at the wait_group that completes it. Global
  * memory is host memory; an access outside every range ptx_emu_add_range
  * registered fails the launch (CUDA_ERROR_ILLEGAL_ADDRESS) instead of
  * touching the host's memory.

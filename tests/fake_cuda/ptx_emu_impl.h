@@ -28,8 +28,8 @@ enum { M_FTZ = 1, M_SAT = 2, M_LO = 4, M_HI = 8, M_WIDE = 16, M_NAN = 32, M_APPR
        M_TX = 256, M_PARITY = 512, M_RINT = 1024 };
 enum { SHFL_IDX = 1, SHFL_UP, SHFL_DOWN, SHFL_BFLY };
 enum { MB_INIT = 1, MB_INVAL, MB_ARRIVE, MB_EXPECT_TX, MB_TRY_WAIT };
-enum { WG_FENCE = 1, WG_MMA };
-enum { CP_ASYNC = 1, CP_BULK, CP_TENSOR, CP_NOP, CP_MBAR_ARRIVE };
+enum { WG_FENCE = 1, WG_MMA, WG_COMMIT, WG_WAIT };
+enum { CP_ASYNC = 1, CP_BULK, CP_TENSOR, CP_NOP, CP_MBAR_ARRIVE, CP_COMMIT, CP_WAIT, CP_WAIT_ALL };
 enum { K_NONE, K_REG, K_IMM, K_ADDR, K_VEC, K_SREG, K_SYM, K_SINK, K_LABEL };
 
 /* symbols: module variables by index, an entry's parameters from here */

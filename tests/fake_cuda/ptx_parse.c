@@ -310,8 +310,8 @@ static int decode_opcode(Parser *ps, PtxInsn *in, const char *opc)
         else if (in->op == PO_WGMMA && !in->sub)
             in->sub = !strcmp(s, "fence")           ? WG_FENCE
                       : !strcmp(s, "mma_async")      ? WG_MMA
-                      : !strcmp(s, "commit_group")   ? WG_FENCE
-                      : !strcmp(s, "wait_group")     ? WG_FENCE
+                      : !strcmp(s, "commit_group")   ? WG_COMMIT
+                      : !strcmp(s, "wait_group")     ? WG_WAIT
                                                      : 0;
         else if (in->op == PO_CP && !in->sub)
             in->sub = !strcmp(s, "async") ? CP_ASYNC : 0;
@@ -319,9 +319,10 @@ static int decode_opcode(Parser *ps, PtxInsn *in, const char *opc)
             in->sub = CP_BULK;
         else if (in->op == PO_CP && in->sub == CP_BULK && !strcmp(s, "tensor"))
             in->sub = CP_TENSOR;
-        else if (in->op == PO_CP && in->sub == CP_ASYNC && (!strcmp(s, "commit_group") || !strcmp(s, "wait_group") ||
-                                                            !strcmp(s, "wait_all")))
-            in->sub = CP_NOP;
+        else if (in->op == PO_CP && in->sub == CP_ASYNC && !strcmp(s, "commit_group"))
+            in->sub = CP_COMMIT;
+        else if (in->op == PO_CP && in->sub == CP_ASYNC && (!strcmp(s, "wait_group") || !strcmp(s, "wait_all")))
+            in->sub = s[5] == 'a' ? CP_WAIT_ALL : CP_WAIT;
         else if (in->op == PO_CP && in->sub == CP_ASYNC && !strcmp(s, "mbarrier"))
             in->sub = CP_MBAR_ARRIVE;
         else if (in->op == PO_CP && in->sub == CP_BULK && (!strcmp(s, "commit_group") || !strcmp(s, "wait_group")))
