@@ -41,13 +41,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 void ptx_emu_add_range(uint64_t base, uint64_t bytes)
 {
     pthread_mutex_lock(&mu);
-    if (nranges == capranges) {
-        unsigned c = capranges ? capranges * 2 : 64;
-        Range *r = realloc(ranges, c * sizeof *r);
-        if (!r)
-            abort();
-        ranges = r, capranges = c;
-    }
+    ranges = ptx_grow(ranges, &capranges, nranges + 1, sizeof *ranges);
     ranges[nranges++] = (Range){base, bytes};
     pthread_mutex_unlock(&mu);
 }
@@ -218,8 +212,10 @@ static uint64_t sym_value(const Blk *b, int sym)
     return (uint64_t)(uintptr_t)v->host;
 }
 
-static uint64_t rd(const Blk *b, const Th *t, const PtxOp *o)
+static inline uint64_t rd(const Blk *b, const Th *t, const PtxOp *o)
 {
+    if (o->kind == K_REG && !o->neg) /* the common case first */
+        return t->r[o->reg];
     uint64_t v;
     switch (o->kind) {
     case K_REG: v = t->r[o->reg]; break;
@@ -337,13 +333,7 @@ static Mbar *mbar(Blk *b, const PtxInsn *in, uint32_t addr, int create)
         fail(b, PTX_EMU_FAULT, in, "mbarrier at shared 0x%x used before mbarrier.init", addr);
         return NULL;
     }
-    if (b->nmb == b->capmb) {
-        unsigned c = b->capmb ? b->capmb * 2 : 16;
-        Mbar *n = realloc(b->mb, c * sizeof *n);
-        if (!n)
-            abort();
-        b->mb = n, b->capmb = c;
-    }
+    b->mb = ptx_grow(b->mb, &b->capmb, b->nmb + 1, sizeof *b->mb);
     Mbar *m = &b->mb[b->nmb++];
     memset(m, 0, sizeof *m);
     m->addr = addr;
@@ -453,13 +443,7 @@ static uint32_t swizzle(uint32_t a, unsigned span)
 /* a new landing of n pieces of es bytes (filled by the caller) */
 static Landing *land_new(Blk *b, unsigned n, unsigned es)
 {
-    if (b->nland == b->capland) {
-        unsigned c = b->capland ? b->capland * 2 : 16;
-        Landing *l = realloc(b->land, c * sizeof *l);
-        if (!l)
-            abort();
-        b->land = l, b->capland = c;
-    }
+    b->land = ptx_grow(b->land, &b->capland, b->nland + 1, sizeof *b->land);
     Landing *l = &b->land[b->nland++];
     memset(l, 0, sizeof *l);
     l->n = n, l->es = es;
@@ -483,6 +467,14 @@ static int land(Blk *b, unsigned i)
     free(l.data);
     b->events++;
     return !l.has_mbar || complete_tx(b, NULL, l.mbar, l.tx);
+}
+
+static void land_drop_all(Blk *b)
+{
+    for (; b->nland; b->nland--) {
+        free(b->land[b->nland - 1].off);
+        free(b->land[b->nland - 1].data);
+    }
 }
 
 /* thread tid's cp.asyncs of groups before `before` land */
@@ -1343,6 +1335,13 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     case PO_ADD: case PO_SUB: case PO_MUL: case PO_MAD: case PO_FMA: case PO_DIV: case PO_REM: case PO_MIN:
     case PO_MAX: {
         uint64_t a = rd(b, t, &o[1]), x = rd(b, t, &o[2]), c = in->nops > 3 ? rd(b, t, &o[3]) : 0;
+        if (type == T_F32 && !in->mods && (in->op == PO_FMA || in->op == PO_ADD || in->op == PO_MUL)) {
+            /* the FMA loops' instructions: one rounding, NaN as the GPU writes it */
+            float fa = f32(a), fx = f32(x);
+            float r = in->op == PO_FMA ? fmaf(fa, fx, f32(c)) : in->op == PO_ADD ? fa + fx : fa * fx;
+            wr(t, &o[0], type, r != r ? F32_CANON_NAN : bf32(r));
+            return X_NEXT;
+        }
         if (type == T_F16X2 || type == T_BF16X2) {
             int h = type == T_F16X2 ? T_F16 : T_BF16;
             uint64_t lo = float_op(in, h, a & 0xffff, x & 0xffff, c & 0xffff);
@@ -1596,11 +1595,7 @@ static int run_block(Blk *b)
             return 0;
         }
     }
-    /* copies nobody waited for: dropped with the block's shared memory */
-    while (b->nland) {
-        free(b->land[b->nland - 1].off);
-        free(b->land[--b->nland].data);
-    }
+    land_drop_all(b); /* copies nobody waited for go with the block's shared memory */
     return 1;
 }
 
@@ -1662,10 +1657,7 @@ PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned g
     for (unsigned i = 0; i < (b.nthreads + 127) / 128; i++)
         free(b.wgq[i].p);
     free(b.wgq);
-    while (b.nland) { /* a failed block's */
-        free(b.land[b.nland - 1].off);
-        free(b.land[--b.nland].data);
-    }
+    land_drop_all(&b); /* a failed block's */
     free(b.land);
     free(b.mb);
     return ok ? PTX_EMU_OK : b.status ? b.status : PTX_EMU_FAULT;

@@ -95,4 +95,8 @@ struct PtxEmuModule {
     unsigned dynamic_align;
 };
 
+/* p's array grown to hold need items of size bytes (capacity in *cap,
+ * doubled); out of host memory aborts: test code. */
+void *ptx_grow(void *p, unsigned *cap, unsigned need, size_t size);
+
 #endif

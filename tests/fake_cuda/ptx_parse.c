@@ -36,7 +36,7 @@ static void perr(Parser *ps, const char *fmt, ...)
     va_end(ap);
 }
 
-static void *grow(void *p, unsigned *cap, unsigned need, size_t size)
+void *ptx_grow(void *p, unsigned *cap, unsigned need, size_t size)
 {
     if (need <= *cap)
         return p;
@@ -452,7 +452,7 @@ static int operand(Ctx *c, PtxInsn *in, unsigned k, char *s)
             /* a vector's items are registers, sinks or immediates */
             if (!operand(c, &tmp, 0, item))
                 return 0;
-            m->vec = grow(m->vec, &m->capvec, m->nvec + 1, sizeof *m->vec);
+            m->vec = ptx_grow(m->vec, &m->capvec, m->nvec + 1, sizeof *m->vec);
             m->vec[m->nvec++] = tmp.o[0];
             o->n++;
         }
@@ -547,7 +547,7 @@ static int operand(Ctx *c, PtxInsn *in, unsigned k, char *s)
     }
     if (s[0] == '$' || isalpha((unsigned char)s[0]) || s[0] == '_') { /* a label, perhaps later */
         o->kind = K_LABEL;
-        c->fix = grow(c->fix, &c->capfix, c->nfix + 1, sizeof *c->fix);
+        c->fix = ptx_grow(c->fix, &c->capfix, c->nfix + 1, sizeof *c->fix);
         struct Fix *f = &c->fix[c->nfix++];
         f->insn = c->e->ninsns;
         f->op = k;
@@ -577,7 +577,7 @@ static int reg_decl(Ctx *c, char *s)
     }
     for (char *t = strtok(sp + 1, ","); t; t = strtok(NULL, ",")) {
         t = trim(t);
-        c->regs->d = grow(c->regs->d, &c->regs->cap, c->regs->n + 1, sizeof *c->regs->d);
+        c->regs->d = ptx_grow(c->regs->d, &c->regs->cap, c->regs->n + 1, sizeof *c->regs->d);
         RegDecl *d = &c->regs->d[c->regs->n++];
         memset(d, 0, sizeof *d);
         char *lt = strchr(t, '<');
@@ -632,7 +632,7 @@ static int var_decl(Parser *ps, char *s)
                         ? 8
                         : esize;
     }
-    m->vars = grow(m->vars, &m->capvars, m->nvars + 1, sizeof *m->vars);
+    m->vars = ptx_grow(m->vars, &m->capvars, m->nvars + 1, sizeof *m->vars);
     PtxVar *v = &m->vars[m->nvars++];
     memset(v, 0, sizeof *v);
     snprintf(v->name, sizeof v->name, "%s", name);
@@ -667,7 +667,7 @@ static int var_decl(Parser *ps, char *s)
 static int add_insn(Ctx *c, char *text)
 {
     PtxEntry *e = c->e;
-    e->insns = grow(e->insns, &e->capinsns, e->ninsns + 1, sizeof *e->insns);
+    e->insns = ptx_grow(e->insns, &e->capinsns, e->ninsns + 1, sizeof *e->insns);
     PtxInsn *in = &e->insns[e->ninsns];
     memset(in, 0, sizeof *in);
     in->guard = -1;
@@ -738,7 +738,7 @@ static int add_insn(Ctx *c, char *text)
 static int entry(Parser *ps, char *head)
 {
     PtxEmuModule *m = ps->m;
-    m->entries = grow(m->entries, &m->capentries, m->nentries + 1, sizeof *m->entries);
+    m->entries = ptx_grow(m->entries, &m->capentries, m->nentries + 1, sizeof *m->entries);
     PtxEntry *e = &m->entries[m->nentries];
     memset(e, 0, sizeof *e);
     char *name = strstr(head, ".entry") + 6;
@@ -761,7 +761,7 @@ static int entry(Parser *ps, char *head)
         t = trim(t);
         if (!*t)
             continue;
-        e->params = grow(e->params, &e->capparams, e->nparams + 1, sizeof *e->params);
+        e->params = ptx_grow(e->params, &e->capparams, e->nparams + 1, sizeof *e->params);
         PtxParam *p = &e->params[e->nparams++];
         memset(p, 0, sizeof *p);
         char *br = strchr(t, '[');
@@ -827,7 +827,7 @@ static int entry(Parser *ps, char *head)
         while (q < ps->end && is_ident((unsigned char)*q) && *q != ':')
             q++;
         if (q < ps->end && *q == ':' && q > ps->p && (q + 1 >= ps->end || q[1] != ':')) {
-            e->labels = grow(e->labels, &e->caplabels, e->nlabels + 1, sizeof *e->labels);
+            e->labels = ptx_grow(e->labels, &e->caplabels, e->nlabels + 1, sizeof *e->labels);
             snprintf(e->labels[e->nlabels].name, sizeof e->labels[0].name, "%.*s", (int)(q - ps->p), ps->p);
             e->labels[e->nlabels++].pc = e->ninsns;
             ps->p = q + 1;
@@ -852,7 +852,7 @@ static int entry(Parser *ps, char *head)
             *n = 0;
             char *last = strrchr(trim(s), ' ');
             if (last) {
-                m->vars = grow(m->vars, &m->capvars, m->nvars + 1, sizeof *m->vars);
+                m->vars = ptx_grow(m->vars, &m->capvars, m->nvars + 1, sizeof *m->vars);
                 PtxVar *v = &m->vars[m->nvars++];
                 memset(v, 0, sizeof *v);
                 snprintf(v->name, sizeof v->name, "%s", last + 1);
