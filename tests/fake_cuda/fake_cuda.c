@@ -563,10 +563,16 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuui
     /* what the interpreter reads back (ptx_emu.h) */
     PtxEmuTmap t = {.magic = PTX_EMU_TMAP_MAGIC, .dtype = (uint32_t)type, .rank = rank, .oob_nan = oob != 0,
                     .base = (uint64_t)(uintptr_t)base};
-    t.esize = type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 || type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 ? 2
-              : type == CU_TENSOR_MAP_DATA_TYPE_UINT8                                            ? 1
-              : type == CU_TENSOR_MAP_DATA_TYPE_FLOAT64 || type == CU_TENSOR_MAP_DATA_TYPE_INT64   ? 8
-                                                                                                  : 4;
+    switch (type) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: t.esize = 1; break;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16: case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+        t.esize = 2;
+        break;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64: case CU_TENSOR_MAP_DATA_TYPE_INT64: case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+        t.esize = 8;
+        break;
+    default: t.esize = 4;
+    }
     t.swizzle = sw == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : sw == CU_TENSOR_MAP_SWIZZLE_64B ? 64
                 : sw == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : 0;
     if (rank < 1 || rank > 5)

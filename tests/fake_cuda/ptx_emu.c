@@ -27,7 +27,7 @@
 #define SHARED_RESERVED 1024 /* Hopper keeps the first KB of a block's shared memory */
 #define MAX_BARRIERS 16
 #define STEP_BUDGET (1u << 16)
-#define LAUNCH_LIMIT (1ull << 36) /* instructions a launch may run: past it, a loop that never ends */
+#define LAUNCH_LIMIT (1ull << 33) /* instructions a launch may run (a minute or two): past it, a loop that never ends */
 
 /* ---- global memory ranges ------------------------------------------------------- */
 
@@ -528,16 +528,18 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
             }
             continue;
         }
-        uint32_t v = 0;
+        uint64_t v = 0;
         if (inside) {
             uint8_t *g = mem(b, t, in, SP_GLOBAL, map->base + off, es);
             if (!g)
                 return 0;
             memcpy(&v, g, es);
             if (map->dtype == CU_TENSOR_MAP_DATA_TYPE_TFLOAT32)
-                v = tf32_hw_cvt_rn(v);
+                v = tf32_hw_cvt_rn((uint32_t)v);
+            else if (map->dtype == CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ)
+                v = tf32_hw_cvt_rn(bf32(ftz(f32(v), 1)));
         } else if (map->oob_nan)
-            v = es == 4 ? 0x7FFFFFFFu : 0x7FFFu;
+            v = es == 8 ? 0x7FF8000000000000ull : es == 4 ? 0x7FFFFFFFu : 0x7FFFu;
         l->off[i] = (uint32_t)(s - b->smem);
         memcpy(l->data + i * es, &v, es);
     }
@@ -550,7 +552,10 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
     switch (in->sub) {
     case CP_NOP: return X_NEXT;
     case CP_COMMIT: t->cp_group++; return X_NEXT;
-    case CP_WAIT: return land_thread(b, t->tid, t->cp_group - (unsigned)rd(b, t, &in->o[0])) ? X_NEXT : X_FAIL;
+    case CP_WAIT: {
+        unsigned keep = (unsigned)rd(b, t, &in->o[0]);
+        return land_thread(b, t->tid, keep >= t->cp_group ? 0 : t->cp_group - keep) ? X_NEXT : X_FAIL;
+    }
     case CP_WAIT_ALL: return land_thread(b, t->tid, ~0u) ? X_NEXT : X_FAIL;
     case CP_MBAR_ARRIVE: { /* the thread's copies land first; .noinc arrives, else nothing is owed */
         if (!land_thread(b, t->tid, ~0u))
@@ -965,8 +970,8 @@ static int wgmma_issue(Blk *b, const PtxInsn *in, unsigned first)
     Th *t0 = &b->th[first];
     if (in->types[0] != T_F32 || in->shape[0] != 64 || N > 256 || K > 16)
         return fail(b, PTX_EMU_UNSUPPORTED, in, "only m64nNk8/k16 wgmmas into f32 are known");
-    if (in->o[0].n != N / 2)
-        return fail(b, PTX_EMU_UNSUPPORTED, in, "%u accumulator registers for n%u", in->o[0].n, N);
+    if (in->nops < 4 || in->o[0].kind != K_VEC || in->o[0].n != N / 2 || (in->o[1].kind == K_VEC && in->o[1].n != 4))
+        return fail(b, PTX_EMU_UNSUPPORTED, in, "operands of a form the interpreter does not know");
     WgQueue *q = &b->wgq[first / 128];
     if (q->n == WG_PENDING_MAX)
         return fail(b, PTX_EMU_FAULT, in, "more than %d wgmmas in flight without a wait_group", WG_PENDING_MAX);
@@ -1069,8 +1074,11 @@ static int exec_mma(Blk *b, const PtxInsn *in, unsigned first)
 {
     unsigned M = in->shape[0], N = in->shape[1], K = in->shape[2];
     int ta = in->types[1], tb = in->types[2];
-    if (M != 16 || N != 8 || (K != 8 && K != 16) || in->types[0] != T_F32 || in->types[3] != T_F32)
-        return fail(b, PTX_EMU_UNSUPPORTED, in, "only m16n8k8 / m16n8k16 mma.sync into f32 is known");
+    if (M != 16 || N != 8 || K != (ta == T_TF32 ? 8u : 16u) || ta != tb || in->types[0] != T_F32 ||
+        in->types[3] != T_F32 || in->nops != 4 || in->o[0].kind != K_VEC || in->o[0].n != 4 ||
+        in->o[1].kind != K_VEC || in->o[1].n != 4 || in->o[2].kind != K_VEC || in->o[2].n != 2 ||
+        in->o[3].kind != K_VEC || in->o[3].n != 4)
+        return fail(b, PTX_EMU_UNSUPPORTED, in, "only m16n8k8 tf32 / m16n8k16 f16, bf16 mma.sync into f32 is known");
     float A[16][16], B[16][8];
     double D[16][8];
     unsigned per = width(ta) == 32 ? 1 : 2;
@@ -1158,6 +1166,8 @@ static void exec_vote(Blk *b, const PtxInsn *in, unsigned first, unsigned n)
 }
 
 /* a thread arrives at a collective; the last member runs it for all */
+static int collective_finish(Blk *b, Coll *c, unsigned first, unsigned n, int wg);
+
 static int collective(Blk *b, Th *t, const PtxInsn *in)
 {
     int wg = in->op == PO_WGMMA;
@@ -1173,6 +1183,17 @@ static int collective(Blk *b, Th *t, const PtxInsn *in)
     c->arrived++;
     t->state = TS_COLL;
     b->events++;
+    return collective_finish(b, c, first, n, wg);
+}
+
+/* runs the collective c waits at once every live member of the group
+ * [first, first + n) has arrived */
+static int collective_finish(Blk *b, Coll *c, unsigned first, unsigned n, int wg)
+{
+    const PtxInsn *in = &b->e->insns[c->pc];
+    Th *t = &b->th[first];
+    if (!c->arrived)
+        return X_BLOCK;
     if (c->arrived < n) {
         /* members that exited never come */
         unsigned live = 0;
@@ -1335,6 +1356,8 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     case PO_ADD: case PO_SUB: case PO_MUL: case PO_MAD: case PO_FMA: case PO_DIV: case PO_REM: case PO_MIN:
     case PO_MAX: {
         uint64_t a = rd(b, t, &o[1]), x = rd(b, t, &o[2]), c = in->nops > 3 ? rd(b, t, &o[3]) : 0;
+        if (is_float(type) && in->rnd != R_DEFAULT && in->rnd != R_RN)
+            return fail(b, PTX_EMU_UNSUPPORTED, in, "only round-to-nearest arithmetic is known");
         if (type == T_F32 && !in->mods && (in->op == PO_FMA || in->op == PO_ADD || in->op == PO_MUL)) {
             /* the FMA loops' instructions: one rounding, NaN as the GPU writes it */
             float fa = f32(a), fx = f32(x);
@@ -1422,16 +1445,12 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     case PO_BAR: return exec_bar(b, t, in);
     case PO_BFE: {
         unsigned w = width(type), pos = (unsigned)rd(b, t, &o[2]) & 0xff, len = (unsigned)rd(b, t, &o[3]) & 0xff;
-        uint64_t a = rdt(b, t, &o[1], type), r;
-        if (!len)
-            r = 0;
-        else {
-            uint64_t f = pos >= w ? 0 : a >> pos;
-            if (len < 64)
-                f &= mask_of(len);
-            int sbit = is_signed(type) ? (int)((pos + len - 1 >= w ? a >> (w - 1) : a >> (pos + len - 1)) & 1) : 0;
-            r = sbit && len < w ? f | (mask_of(w) & ~mask_of(len)) : f;
-        }
+        uint64_t a = rdt(b, t, &o[1], type), r = 0;
+        /* the ISA's rule, bit by bit: d[i] = i < len && pos + i < w ? a[pos + i] : sbit */
+        unsigned top = pos + len - 1 < w - 1 ? pos + len - 1 : w - 1;
+        uint64_t sbit = !len || !is_signed(type) ? 0 : a >> top & 1;
+        for (unsigned i = 0; i < w; i++)
+            r |= (i < len && pos + i < w ? a >> (pos + i) & 1 : sbit) << i;
         wr(t, &o[0], type, r);
         return X_NEXT;
     }
@@ -1503,7 +1522,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     return fail(b, PTX_EMU_UNSUPPORTED, in, "no semantics for this instruction");
 }
 
-static void thread_exit(Blk *b, Th *t)
+static int thread_exit(Blk *b, Th *t)
 {
     land_thread(b, t->tid, ~0u);
     t->state = TS_DONE;
@@ -1511,6 +1530,9 @@ static void thread_exit(Blk *b, Th *t)
     b->events++;
     for (unsigned id = 0; id < MAX_BARRIERS; id++)
         bar_release(b, id);
+    /* a warp collective the rest of the warp waits at may now have all its live lanes */
+    unsigned first = t->tid / 32 * 32, n = b->nthreads - first < 32 ? b->nthreads - first : 32;
+    return collective_finish(b, &b->warp[t->tid / 32], first, n, 0) != X_FAIL;
 }
 
 /* runs t until it waits, ends or has run STEP_BUDGET instructions */
@@ -1518,10 +1540,8 @@ static int step(Blk *b, Th *t)
 {
     const PtxEntry *e = b->e;
     for (unsigned n = 0; n < STEP_BUDGET; n++) {
-        if (t->pc >= e->ninsns) {
-            thread_exit(b, t);
-            return 1;
-        }
+        if (t->pc >= e->ninsns)
+            return thread_exit(b, t);
         const PtxInsn *in = &e->insns[t->pc];
         b->steps++;
         if (in->guard >= 0 && (int)(t->r[in->guard] & 1) == in->guard_neg) {
@@ -1535,16 +1555,15 @@ static int step(Blk *b, Th *t)
         case X_FAIL: return 0;
         case X_YIELD: return 1;
         case X_BLOCK:
-            if (in->op == PO_RET) {
-                thread_exit(b, t);
-                return 1;
-            }
+            if (in->op == PO_RET)
+                return thread_exit(b, t);
             return 1;
         }
     }
     if (b->steps > LAUNCH_LIMIT)
         return fail(b, PTX_EMU_HANG, NULL, "%s: over %llu instructions: a loop that never ends?", e->name,
                     (unsigned long long)LAUNCH_LIMIT) == X_NEXT;
+    b->events++; /* a long computation is progress: only LAUNCH_LIMIT ends one */
     return 1;
 }
 

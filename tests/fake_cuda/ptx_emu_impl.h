@@ -35,6 +35,7 @@ enum { K_NONE, K_REG, K_IMM, K_ADDR, K_VEC, K_SREG, K_SYM, K_SINK, K_LABEL };
 /* symbols: module variables by index, an entry's parameters from here */
 #define PTX_SYM_PARAM_BASE 0x100000
 #define PTX_MAX_OPS 10
+#define PTX_MAX_REGS (1u << 20) /* a register array at most */
 
 typedef struct {
     uint8_t kind, neg;

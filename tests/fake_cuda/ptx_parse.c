@@ -583,13 +583,22 @@ static int reg_decl(Ctx *c, char *s)
         char *lt = strchr(t, '<');
         if (lt) {
             *lt = 0;
-            d->count = (unsigned)strtoul(lt + 1, NULL, 10);
+            unsigned long n = strtoul(lt + 1, NULL, 10);
+            if (n == 0 || n > PTX_MAX_REGS) {
+                perr(c->ps, "a register array of %lu (1 .. %u)", n, PTX_MAX_REGS);
+                return 0;
+            }
+            d->count = (unsigned)n;
         }
         snprintf(d->name, sizeof d->name, "%s", trim(t));
         d->slot = c->regs->nslots;
         d->depth = c->regs->depth;
         d->type = (uint8_t)ty;
         c->regs->nslots += d->count ? d->count : 1;
+        if (c->regs->nslots > 4 * PTX_MAX_REGS) {
+            perr(c->ps, "more than %u registers", 4 * PTX_MAX_REGS);
+            return 0;
+        }
     }
     return 1;
 }
@@ -608,6 +617,10 @@ static int var_decl(Parser *ps, char *s)
     char *al = strstr(s, ".align");
     if (al)
         align = (unsigned)strtoul(al + 6, NULL, 10);
+    if (!align || (align & (align - 1))) {
+        perr(ps, "alignment %u is not a power of two", align);
+        return 0;
+    }
     /* the name: the last word, with [N] */
     char *br = strchr(s, '[');
     uint64_t count = 1;
@@ -670,6 +683,8 @@ static int add_insn(Ctx *c, char *text)
     e->insns = ptx_grow(e->insns, &e->capinsns, e->ninsns + 1, sizeof *e->insns);
     PtxInsn *in = &e->insns[e->ninsns];
     memset(in, 0, sizeof *in);
+    for (unsigned k = 0; k < PTX_MAX_OPS; k++) /* an operand never given names no register or symbol */
+        in->o[k].reg = in->o[k].sym = -1;
     in->guard = -1;
     in->line = c->ps->line;
     char *s = trim(text);
