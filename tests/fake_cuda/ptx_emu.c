@@ -59,7 +59,7 @@ void ptx_emu_remove_range(uint64_t base)
 
 /* ---- launch state ----------------------------------------------------------------- */
 
-enum { TS_RUN, TS_DONE, TS_BAR, TS_COLL };
+enum { TS_RUN, TS_DONE, TS_BAR, TS_COLL, TS_CBAR };
 enum { X_NEXT, X_JUMP, X_BLOCK, X_YIELD, X_FAIL };
 
 typedef struct {
@@ -68,6 +68,7 @@ typedef struct {
     uint8_t bar;
     unsigned tid;
     unsigned cp_group; /* cp.async: the open commit group */
+    unsigned cb_phase; /* the cluster barrier's phase it last arrived in */
     uint64_t *r;
     uint8_t *local;
 } Th;
@@ -100,9 +101,10 @@ typedef struct Landing {
     uint32_t mbar;
     int64_t tx;
     unsigned owner, group; /* cp.async: the thread and its commit group; else ~0u */
+    uint64_t seq;          /* issue order in the cluster */
 } Landing;
 
-typedef struct {
+typedef struct Blk {
     const PtxEmuModule *m;
     const PtxEntry *e;
     void **params;
@@ -127,12 +129,20 @@ typedef struct {
     size_t errlen;
     int status; /* PtxEmuResult */
     const Range *lastrange;
+    struct Blk *cl;        /* the cluster's blocks (this one among them), rank order */
+    unsigned rank, csize;  /* in the cluster */
+    unsigned cb_arrived, cb_phase; /* the cluster barrier (kept in cl[0]) */
+    uint64_t seq;          /* copies issued in the cluster (cl[0]): landing order */
 } Blk;
 
 static int fail(Blk *b, PtxEmuResult status, const PtxInsn *in, const char *fmt, ...)
 {
     if (b->status)
         return X_FAIL;
+    if (b->err[0]) { /* another block of the cluster said it first */
+        b->status = status;
+        return X_FAIL;
+    }
     b->status = status;
     int n = 0;
     if (in)
@@ -195,7 +205,8 @@ static uint64_t sreg(const Blk *b, const Th *t, int which)
     case 18: return 132;
     case 20: return (1u << (t->tid % 32)) - 1;
     case 21: return b->dyn;
-    case 22: return 0;
+    case 22: return b->rank;
+    case 23: return b->csize;
     default: return 1;
     }
 }
@@ -357,6 +368,24 @@ static uint32_t mbar_addr(const Blk *b, const Th *t, const PtxInsn *in, const Pt
     return (uint32_t)a;
 }
 
+/* A shared::cluster address from mapa: ((rank + 1) << 28) | offset; a
+ * plain shared address is the block's own. The block it names and the
+ * offset there (NULL: no such block, reported). */
+#define CLUSTER_SHIFT 28
+static Blk *cluster_block(Blk *b, const PtxInsn *in, uint32_t *addr)
+{
+    unsigned r = *addr >> CLUSTER_SHIFT;
+    if (!r)
+        return b;
+    *addr &= (1u << CLUSTER_SHIFT) - 1;
+    if (r - 1 >= b->csize) {
+        fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "shared::cluster address of block rank %u in a cluster of %u", r - 1,
+             b->csize);
+        return NULL;
+    }
+    return &b->cl[r - 1];
+}
+
 static int complete_tx(Blk *b, const PtxInsn *in, uint32_t addr, int64_t bytes)
 {
     Mbar *m = mbar(b, in, addr, 0);
@@ -392,9 +421,15 @@ static int exec_mbar(Blk *b, Th *t, const PtxInsn *in)
         m->tx += (int64_t)rd(b, t, &in->o[1]);
         return X_NEXT;
     }
-    case MB_ARRIVE: { /* [state,] [addr] [, tx or count] */
+    case MB_ARRIVE: { /* [state,] [addr] [, tx or count]; the address may be another block's */
         unsigned k = in->o[0].kind == K_ADDR ? 0 : 1;
-        Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[k]), 0);
+        uint32_t a = mbar_addr(b, t, in, &in->o[k]);
+        Blk *tb = cluster_block(b, in, &a);
+        if (!tb)
+            return X_FAIL;
+        if (tb != b)
+            tb->events++;
+        Mbar *m = mbar(tb, in, a, 0);
         if (!m)
             return X_FAIL;
         if (k)
@@ -448,6 +483,7 @@ static Landing *land_new(Blk *b, unsigned n, unsigned es)
     memset(l, 0, sizeof *l);
     l->n = n, l->es = es;
     l->owner = l->group = ~0u;
+    l->seq = b->cl[0].seq++;
     l->off = malloc(n * sizeof *l->off);
     l->data = malloc((size_t)n * es);
     if (!l->off || !l->data)
@@ -633,7 +669,29 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         l->has_mbar = 1;
         l->mbar = mbar_addr(b, t, in, &in->o[2]);
         l->tx = (int64_t)l->n * l->es;
-        return mbar(b, in, l->mbar, 0) ? X_NEXT : X_FAIL;
+        if (!mbar(b, in, l->mbar, 0))
+            return X_FAIL;
+        if (in->sub2) { /* multicast: the same box at the same offsets of each block in the mask */
+            unsigned mask = (unsigned)rd(b, t, &in->o[3]) & 0xffff;
+            for (unsigned r = 0; r < b->csize; r++) {
+                Blk *o = &b->cl[r];
+                if (!(mask >> r & 1) || o == b)
+                    continue;
+                Landing *c = land_new(o, l->n, l->es);
+                l = &b->land[b->nland - 1]; /* (o's queue grew, not b's: l stays valid; reread anyway) */
+                memcpy(c->off, l->off, l->n * sizeof *l->off);
+                memcpy(c->data, l->data, (size_t)l->n * l->es);
+                c->has_mbar = 1, c->mbar = l->mbar, c->tx = l->tx;
+                if (!mbar(o, in, c->mbar, 0))
+                    return X_FAIL;
+            }
+            if (!(mask >> b->rank & 1)) { /* not for this block itself */
+                free(l->off);
+                free(l->data);
+                b->nland--;
+            }
+        }
+        return X_NEXT;
     }
     }
     return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown copy");
@@ -1210,6 +1268,7 @@ static int collective_finish(Blk *b, Coll *c, unsigned first, unsigned n, int wg
     case PO_MMA: ok = exec_mma(b, in, first); break;
     case PO_SHFL: exec_shfl(b, in, first, n); break;
     case PO_VOTE: exec_vote(b, in, first, n); break;
+    case PO_BAR: break; /* bar.warp.sync: meeting is all */
     default: { /* activemask */
         uint32_t mask = 0;
         for (unsigned i = 0; i < n; i++)
@@ -1263,6 +1322,47 @@ static int exec_bar(Blk *b, Th *t, const PtxInsn *in)
     bar_release(b, id);
     if (arrive)
         return X_NEXT;
+    return X_BLOCK;
+}
+
+/* barrier.cluster.arrive / .wait: every live thread of the cluster
+ * arrives once a phase; a wait lasts until its phase completes */
+static void cluster_bar_check(Blk *b)
+{
+    Blk *c0 = &b->cl[0];
+    unsigned live = 0;
+    for (unsigned r = 0; r < b->csize; r++)
+        live += b->cl[r].alive;
+    if (!c0->cb_arrived || c0->cb_arrived < live)
+        return;
+    c0->cb_arrived = 0;
+    c0->cb_phase++;
+    for (unsigned r = 0; r < b->csize; r++) {
+        Blk *o = &b->cl[r];
+        o->events++;
+        for (unsigned i = 0; i < o->nthreads; i++)
+            if (o->th[i].state == TS_CBAR) {
+                o->th[i].state = TS_RUN;
+                o->th[i].pc++;
+            }
+    }
+}
+
+static int exec_cluster_bar(Blk *b, Th *t, const PtxInsn *in)
+{
+    Blk *c0 = &b->cl[0];
+    b->events++;
+    if (strstr(in->text, ".arrive")) {
+        if (t->cb_phase == c0->cb_phase + 1)
+            return fail(b, PTX_EMU_FAULT, in, "a second arrival on the cluster barrier in one phase");
+        t->cb_phase = c0->cb_phase + 1; /* the phase this arrival completes */
+        c0->cb_arrived++;
+        cluster_bar_check(b);
+        return X_NEXT;
+    }
+    if (t->cb_phase <= c0->cb_phase) /* its phase is complete */
+        return X_NEXT;
+    t->state = TS_CBAR;
     return X_BLOCK;
 }
 
@@ -1442,7 +1542,19 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     }
     case PO_BRA: t->pc = (uint32_t)o[0].imm; return X_JUMP;
     case PO_RET: return X_BLOCK; /* the caller ends the thread */
-    case PO_BAR: return exec_bar(b, t, in);
+    case PO_BAR:
+        if (strstr(in->text, ".warp")) /* bar.warp.sync: the warp's lanes meet */
+            return collective(b, t, in);
+        return strstr(in->text, ".cluster") ? exec_cluster_bar(b, t, in) : exec_bar(b, t, in);
+    case PO_MAPA: {
+        if (in->space != SP_SHARED)
+            return fail(b, PTX_EMU_UNSUPPORTED, in, "only mapa.shared::cluster is known");
+        uint32_t a = (uint32_t)rd(b, t, &o[1]), r = (uint32_t)rd(b, t, &o[2]);
+        if (r >= b->csize || a >> CLUSTER_SHIFT)
+            return fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "mapa of 0x%x to rank %u in a cluster of %u", a, r, b->csize);
+        wr(t, &o[0], type, (uint64_t)((r + 1) << CLUSTER_SHIFT | a));
+        return X_NEXT;
+    }
     case PO_BFE: {
         unsigned w = width(type), pos = (unsigned)rd(b, t, &o[2]) & 0xff, len = (unsigned)rd(b, t, &o[3]) & 0xff;
         uint64_t a = rdt(b, t, &o[1], type), r = 0;
@@ -1530,6 +1642,7 @@ static int thread_exit(Blk *b, Th *t)
     b->events++;
     for (unsigned id = 0; id < MAX_BARRIERS; id++)
         bar_release(b, id);
+    cluster_bar_check(b);
     /* a warp collective the rest of the warp waits at may now have all its live lanes */
     unsigned first = t->tid / 32 * 32, n = b->nthreads - first < 32 ? b->nthreads - first : 32;
     return collective_finish(b, &b->warp[t->tid / 32], first, n, 0) != X_FAIL;
@@ -1567,10 +1680,14 @@ static int step(Blk *b, Th *t)
     return 1;
 }
 
-static int run_block(Blk *b)
+/* a block as it starts */
+static void blk_reset(Blk *b)
 {
     b->alive = b->nthreads;
     b->nmb = 0;
+    b->cb_arrived = b->cb_phase = 0;
+    b->seq = 0;
+    b->lastrange = NULL;
     memset(b->bar, 0, sizeof b->bar);
     memset(b->smem, 0, b->smem_bytes);
     memset(b->regs, 0, (size_t)b->nthreads * b->e->nslots * sizeof *b->regs);
@@ -1579,47 +1696,116 @@ static int run_block(Blk *b)
         t->pc = 0;
         t->state = TS_RUN;
         t->tid = i;
-        t->cp_group = 0;
+        t->cp_group = t->cb_phase = 0;
     }
     unsigned nw = (b->nthreads + 31) / 32, nwg = (b->nthreads + 127) / 128;
     memset(b->warp, 0, nw * sizeof *b->warp);
     memset(b->wg, 0, nwg * sizeof *b->wg);
     for (unsigned i = 0; i < nwg; i++)
         b->wgq[i].n = b->wgq[i].group = 0;
-    for (;;) {
-        uint64_t ev = b->events;
-        for (unsigned i = 0; i < b->nthreads; i++)
-            if (b->th[i].state == TS_RUN && !step(b, &b->th[i]))
-                return 0;
-        if (!b->alive)
-            break;
-        if (b->events == ev && b->nland) { /* nobody moves until a copy lands: the oldest does */
-            if (!land(b, 0))
-                return 0;
-            continue;
+}
+
+static uint64_t cluster_events(const Blk *cl, unsigned n)
+{
+    uint64_t ev = 0;
+    for (unsigned r = 0; r < n; r++)
+        ev += cl[r].events;
+    return ev;
+}
+
+/* the deadlock's report: where each thread waits (runs of alike threads once) */
+static void report_deadlock(Blk *cl, unsigned n)
+{
+    char where[512] = "";
+    size_t len = 0;
+    for (unsigned r = 0; r < n; r++)
+        for (unsigned i = 0; i < cl[r].nthreads && len < sizeof where - 80; i++) {
+            const Th *t = &cl[r].th[i];
+            if (t->state == TS_DONE || (i && cl[r].th[i - 1].pc == t->pc && cl[r].th[i - 1].state == t->state))
+                continue;
+            const PtxInsn *in = &cl[r].e->insns[t->pc < cl[r].e->ninsns ? t->pc : 0];
+            len += (size_t)snprintf(where + len, sizeof where - len, " %sthread %u at line %d '%s';",
+                                    n > 1 ? (r ? "rank 1 " : "rank 0 ") : "", i, in->line, in->text);
         }
-        if (b->events == ev) { /* nobody moved: say where they wait */
-            char where[512] = "";
-            size_t n = 0;
-            for (unsigned i = 0; i < b->nthreads && n < sizeof where - 80; i++) {
-                const Th *t = &b->th[i];
-                if (t->state == TS_DONE || (i && b->th[i - 1].pc == t->pc && b->th[i - 1].state == t->state))
-                    continue;
-                const PtxInsn *in = &b->e->insns[t->pc < b->e->ninsns ? t->pc : 0];
-                n += (size_t)snprintf(where + n, sizeof where - n, " thread %u at line %d '%s';", i, in->line,
-                                      in->text);
-            }
-            fail(b, PTX_EMU_HANG, NULL, "%s, block (%u,%u,%u): deadlock:%s", b->e->name, b->ctaid[0], b->ctaid[1],
-                 b->ctaid[2], where);
+    fail(&cl[0], PTX_EMU_HANG, NULL, "%s, block (%u,%u,%u): deadlock:%s", cl[0].e->name, cl[0].ctaid[0],
+         cl[0].ctaid[1], cl[0].ctaid[2], where);
+}
+
+/* runs the n blocks of a cluster (n = 1: a block) to their end */
+static int run_cluster(Blk *cl, unsigned n)
+{
+    for (unsigned r = 0; r < n; r++)
+        blk_reset(&cl[r]);
+    for (;;) {
+        uint64_t ev = cluster_events(cl, n);
+        unsigned alive = 0;
+        for (unsigned r = 0; r < n; r++) {
+            Blk *b = &cl[r];
+            for (unsigned i = 0; i < b->nthreads; i++)
+                if (b->th[i].state == TS_RUN && !step(b, &b->th[i]))
+                    return 0;
+            alive += b->alive;
+        }
+        if (!alive)
+            break;
+        if (cluster_events(cl, n) != ev)
+            continue;
+        /* nobody moves until a copy lands: the cluster's oldest does */
+        Blk *oldest = NULL;
+        for (unsigned r = 0; r < n; r++)
+            if (cl[r].nland && (!oldest || cl[r].land[0].seq < oldest->land[0].seq))
+                oldest = &cl[r];
+        if (!oldest) {
+            report_deadlock(cl, n);
             return 0;
         }
+        if (!land(oldest, 0))
+            return 0;
     }
-    land_drop_all(b); /* copies nobody waited for go with the block's shared memory */
+    for (unsigned r = 0; r < n; r++)
+        land_drop_all(&cl[r]); /* copies nobody waited for go with the block's shared memory */
     return 1;
 }
 
+static void blk_alloc(Blk *b)
+{
+    const PtxEntry *e = b->e;
+    b->smem = malloc(b->smem_bytes);
+    b->th = calloc(b->nthreads, sizeof *b->th);
+    b->regs = calloc((size_t)b->nthreads * (e->nslots ? e->nslots : 1), sizeof *b->regs);
+    b->local = calloc((size_t)b->nthreads, e->local_bytes ? e->local_bytes : 1);
+    b->warp = calloc((b->nthreads + 31) / 32, sizeof *b->warp);
+    b->wg = calloc((b->nthreads + 127) / 128, sizeof *b->wg);
+    b->wgq = calloc((b->nthreads + 127) / 128, sizeof *b->wgq);
+    if (!b->smem || !b->th || !b->regs || !b->local || !b->warp || !b->wg || !b->wgq)
+        abort();
+    for (unsigned i = 0; i < (b->nthreads + 127) / 128; i++)
+        if (!(b->wgq[i].p = malloc(WG_PENDING_MAX * sizeof *b->wgq[i].p)))
+            abort();
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        b->th[i].r = b->regs + (size_t)i * e->nslots;
+        b->th[i].local = b->local + (size_t)i * e->local_bytes;
+    }
+}
+
+static void blk_free(Blk *b)
+{
+    free(b->smem);
+    free(b->th);
+    free(b->regs);
+    free(b->local);
+    free(b->warp);
+    free(b->wg);
+    for (unsigned i = 0; i < (b->nthreads + 127) / 128; i++)
+        free(b->wgq[i].p);
+    free(b->wgq);
+    land_drop_all(b); /* a failed block's */
+    free(b->land);
+    free(b->mb);
+}
+
 PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
-                   unsigned dyn_shared, void **params, char *err, size_t errlen)
+                            unsigned dyn_shared, void **params, char *err, size_t errlen)
 {
     const PtxEntry *e = NULL;
     for (unsigned i = 0; i < m->nentries; i++)
@@ -1629,55 +1815,46 @@ PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned g
         snprintf(err, errlen, "no entry %s in the module", entry);
         return PTX_EMU_FAULT;
     }
-    Blk b;
-    memset(&b, 0, sizeof b);
-    b.m = m, b.e = e, b.params = params, b.err = err, b.errlen = errlen, b.dyn = dyn_shared;
-    memcpy(b.grid, grid, sizeof b.grid);
-    memcpy(b.block, block, sizeof b.block);
-    b.nthreads = block[0] * block[1] * block[2];
-    if (!b.nthreads || b.nthreads > 1024) {
-        snprintf(err, errlen, "%u threads a block", b.nthreads);
+    unsigned nthreads = block[0] * block[1] * block[2], cs = e->cluster ? e->cluster : 1;
+    if (!nthreads || nthreads > 1024) {
+        snprintf(err, errlen, "%u threads a block", nthreads);
         return PTX_EMU_FAULT;
     }
+    if (grid[0] % cs) {
+        snprintf(err, errlen, "a grid of %u blocks along x in clusters of %u", grid[0], cs);
+        return PTX_EMU_FAULT;
+    }
+    err[0] = 0;
+    Blk cl[8];
+    memset(cl, 0, sizeof cl);
     uint64_t top = SHARED_RESERVED + m->shared_bytes;
-    b.dyn_base = (top + m->dynamic_align - 1) / m->dynamic_align * m->dynamic_align;
-    b.smem_bytes = b.dyn_base + dyn_shared;
-    b.smem = malloc(b.smem_bytes);
-    b.th = calloc(b.nthreads, sizeof *b.th);
-    b.regs = calloc((size_t)b.nthreads * (e->nslots ? e->nslots : 1), sizeof *b.regs);
-    b.local = calloc((size_t)b.nthreads, e->local_bytes ? e->local_bytes : 1);
-    b.warp = calloc((b.nthreads + 31) / 32, sizeof *b.warp);
-    b.wg = calloc((b.nthreads + 127) / 128, sizeof *b.wg);
-    b.wgq = calloc((b.nthreads + 127) / 128, sizeof *b.wgq);
-    if (!b.smem || !b.th || !b.regs || !b.local || !b.warp || !b.wg || !b.wgq)
-        abort();
-    for (unsigned i = 0; i < (b.nthreads + 127) / 128; i++)
-        if (!(b.wgq[i].p = malloc(WG_PENDING_MAX * sizeof *b.wgq[i].p)))
-            abort();
-    for (unsigned i = 0; i < b.nthreads; i++) {
-        b.th[i].r = b.regs + (size_t)i * e->nslots;
-        b.th[i].local = b.local + (size_t)i * e->local_bytes;
+    for (unsigned r = 0; r < cs; r++) {
+        Blk *b = &cl[r];
+        b->m = m, b->e = e, b->params = params, b->err = err, b->errlen = errlen, b->dyn = dyn_shared;
+        memcpy(b->grid, grid, sizeof b->grid);
+        memcpy(b->block, block, sizeof b->block);
+        b->nthreads = nthreads;
+        b->dyn_base = (top + m->dynamic_align - 1) / m->dynamic_align * m->dynamic_align;
+        b->smem_bytes = b->dyn_base + dyn_shared;
+        b->cl = cl, b->rank = r, b->csize = cs;
+        blk_alloc(b);
     }
     pthread_mutex_lock(&mu);
     int ok = 1;
-    for (b.ctaid[2] = 0; ok && b.ctaid[2] < grid[2]; b.ctaid[2]++)
-        for (b.ctaid[1] = 0; ok && b.ctaid[1] < grid[1]; b.ctaid[1]++)
-            for (b.ctaid[0] = 0; ok && b.ctaid[0] < grid[0]; b.ctaid[0]++) {
-                b.lastrange = NULL;
-                ok = run_block(&b);
+    for (unsigned z = 0; ok && z < grid[2]; z++)
+        for (unsigned y = 0; ok && y < grid[1]; y++)
+            for (unsigned x = 0; ok && x < grid[0]; x += cs) {
+                for (unsigned r = 0; r < cs; r++) {
+                    cl[r].ctaid[0] = x + r, cl[r].ctaid[1] = y, cl[r].ctaid[2] = z;
+                }
+                ok = run_cluster(cl, cs);
             }
     pthread_mutex_unlock(&mu);
-    free(b.smem);
-    free(b.th);
-    free(b.regs);
-    free(b.local);
-    free(b.warp);
-    free(b.wg);
-    for (unsigned i = 0; i < (b.nthreads + 127) / 128; i++)
-        free(b.wgq[i].p);
-    free(b.wgq);
-    land_drop_all(&b); /* a failed block's */
-    free(b.land);
-    free(b.mb);
-    return ok ? PTX_EMU_OK : b.status ? b.status : PTX_EMU_FAULT;
+    PtxEmuResult status = PTX_EMU_OK;
+    for (unsigned r = 0; r < cs; r++) {
+        if (!status)
+            status = (PtxEmuResult)cl[r].status;
+        blk_free(&cl[r]);
+    }
+    return ok ? PTX_EMU_OK : status ? status : PTX_EMU_FAULT;
 }

@@ -3,8 +3,9 @@
  * threads on the host, so that CI, which has no GPU, can check what the
  * kernels tilec emits compute. It knows the subset of PTX that LLVM's NVPTX
  * back end and tilec's inline asm write, Hopper's asynchronous parts
- * included (TMA copies, mbarriers, wgmma), and says which instruction it
- * does not know rather than guess.
+ * included (TMA copies, mbarriers, wgmma, clusters of blocks along x with
+ * multicast copies, mapa and cluster barriers), and says which instruction
+ * it does not know rather than guess.
  *
  * One legal schedule of many, chosen to expose a missing wait: a block's
  * threads run one at a time, each until it waits (a barrier, an mbarrier

@@ -19,7 +19,7 @@ enum {
     PO_NOT, PO_CNOT, PO_SHL, PO_SHR, PO_MIN, PO_MAX, PO_ABS, PO_NEG, PO_SETP, PO_SELP, PO_CVT, PO_CVTA, PO_BRA,
     PO_RET, PO_BAR, PO_BFE, PO_BFI, PO_PRMT, PO_POPC, PO_CLZ, PO_BREV, PO_RCP, PO_SQRT, PO_RSQRT, PO_EX2, PO_LG2,
     PO_SIN, PO_COS, PO_TANH, PO_COPYSIGN, PO_TESTP, PO_MMA, PO_SHFL, PO_VOTE, PO_ATOM, PO_RED, PO_TRAP, PO_NOP,
-    PO_MBAR, PO_WGMMA, PO_CP, PO_ACTIVEMASK,
+    PO_MBAR, PO_WGMMA, PO_CP, PO_ACTIVEMASK, PO_MAPA,
 };
 
 enum { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_PARAM, SP_LOCAL };
@@ -75,6 +75,7 @@ typedef struct {
     PtxLabel *labels;
     unsigned nlabels, caplabels;
     unsigned nslots, maxntid, local_bytes;
+    unsigned cluster; /* blocks a cluster along x (.reqnctapercluster), 1: none */
     uint8_t *regtypes;
 } PtxEntry;
 

@@ -210,7 +210,7 @@ static const struct {
     {"copysign", PO_COPYSIGN}, {"testp", PO_TESTP}, {"mma", PO_MMA}, {"shfl", PO_SHFL}, {"vote", PO_VOTE},
     {"atom", PO_ATOM},   {"red", PO_RED},     {"trap", PO_TRAP},    {"fence", PO_NOP},   {"membar", PO_NOP},
     {"setmaxnreg", PO_NOP}, {"prefetch", PO_NOP}, {"prefetchu", PO_NOP}, {"mbarrier", PO_MBAR},
-    {"wgmma", PO_WGMMA}, {"cp", PO_CP},       {"activemask", PO_ACTIVEMASK},
+    {"wgmma", PO_WGMMA}, {"cp", PO_CP},       {"activemask", PO_ACTIVEMASK}, {"mapa", PO_MAPA},
 };
 
 /* the dotted opcode into in->op, types and modifiers */
@@ -327,8 +327,10 @@ static int decode_opcode(Parser *ps, PtxInsn *in, const char *opc)
             in->sub = CP_MBAR_ARRIVE;
         else if (in->op == PO_CP && in->sub == CP_BULK && (!strcmp(s, "commit_group") || !strcmp(s, "wait_group")))
             in->sub = CP_NOP;
-        else if (in->op == PO_CP && (!strcmp(s, "multicast::cluster") || !strcmp(s, "im2col"))) {
-            perr(ps, "'%s': the interpreter runs no clusters or im2col copies", opc);
+        else if (in->op == PO_CP && !strcmp(s, "multicast::cluster"))
+            in->sub2 = 1;
+        else if (in->op == PO_CP && !strcmp(s, "im2col")) {
+            perr(ps, "'%s': the interpreter runs no im2col copies", opc);
             return 0;
         } else if ((in->op == PO_MMA || in->op == PO_WGMMA) && s[0] == 'm' && isdigit((unsigned char)s[1])) {
             unsigned mm, nn, kk;
@@ -799,12 +801,15 @@ static int entry(Parser *ps, char *head)
     char *mx = strstr(rest, ".maxntid");
     if (mx)
         e->maxntid = (unsigned)strtoul(mx + 8, NULL, 10);
+    e->cluster = 1;
     if (strstr(rest, ".reqnctapercluster") || strstr(rest, ".explicitcluster")) {
         const char *r = strstr(rest, ".reqnctapercluster");
-        if (!r || strtoul(r + 18, NULL, 10) != 1) {
-            perr(ps, "entry %s: the interpreter runs no clusters", e->name);
+        unsigned x = 0, y = 0, z = 0;
+        if (!r || sscanf(r + 18, " %u , %u , %u", &x, &y, &z) != 3 || x < 1 || x > 8 || y != 1 || z != 1) {
+            perr(ps, "entry %s: only clusters of 1 .. 8 blocks along x are run", e->name);
             return 0;
         }
+        e->cluster = x;
     }
     Regs regs = {0};
     regs.depth = 1; /* inside the body's brace */
