@@ -10,7 +10,7 @@
  * environment a launch of a PTX module runs on the host instead
  * (ptx_emu.h): its threads, shared memory, tensor maps and all, over the
  * device memory it allocated; an emulation failure is the launch's error,
- * its reason on stderr.
+ * its reason on stderr. FAKE_CUDA_EMULATE_SEED=N: a random schedule.
  *
  * Faults on demand: fake_cuda_fail(NAME, CODE, TIMES) makes entry point
  * NAME (e.g. "cuModuleLoadData") return CUresult CODE the next TIMES calls
@@ -327,7 +327,9 @@ static CUresult emulate_launch(CUfunction f, const unsigned g[3], const unsigned
         fprintf(stderr, "fake-cuda: %s: %s\n", (const char *)f, err);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
-    PtxEmuResult r = ptx_emu_launch(fm->emu, (const char *)f, g, bl, shared, params, err, sizeof err);
+    const char *seed = getenv("FAKE_CUDA_EMULATE_SEED"); /* a random schedule (ptx_emu.h) */
+    PtxEmuResult r = ptx_emu_launch(fm->emu, (const char *)f, g, bl, shared, params,
+                                    seed ? strtoull(seed, NULL, 0) : 0, err, sizeof err);
     if (r != PTX_EMU_OK)
         fprintf(stderr, "fake-cuda: emulated launch: %s\n", err);
     switch (r) {

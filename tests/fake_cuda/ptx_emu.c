@@ -69,6 +69,7 @@ typedef struct {
     unsigned tid;
     unsigned cp_group; /* cp.async: the open commit group */
     unsigned cb_phase; /* the cluster barrier's phase it last arrived in */
+    uint8_t spinning;  /* its last mbarrier wait failed: a turn spent looping is no progress */
     uint64_t *r;
     uint8_t *local;
 } Th;
@@ -133,6 +134,7 @@ typedef struct Blk {
     unsigned rank, csize;  /* in the cluster */
     unsigned cb_arrived, cb_phase; /* the cluster barrier (kept in cl[0]) */
     uint64_t seq;          /* copies issued in the cluster (cl[0]): landing order */
+    uint64_t rng;          /* cl[0]: the schedule's random state (0: the fixed schedule) */
 } Blk;
 
 static int fail(Blk *b, PtxEmuResult status, const PtxInsn *in, const char *fmt, ...)
@@ -452,6 +454,7 @@ static int exec_mbar(Blk *b, Th *t, const PtxInsn *in)
         uint64_t v = rd(b, t, &in->o[2]);
         int done = in->mods & M_PARITY ? (m->phase & 1) != (v & 1) : m->phase != (uint32_t)v;
         wr(t, &in->o[0], T_PRED, (uint64_t)done);
+        t->spinning = !done;
         if (!done) {
             b->events--; /* a failed wait changes nothing: let the others run */
             t->pc++;
@@ -1648,11 +1651,23 @@ static int thread_exit(Blk *b, Th *t)
     return collective_finish(b, &b->warp[t->tid / 32], first, n, 0) != X_FAIL;
 }
 
-/* runs t until it waits, ends or has run STEP_BUDGET instructions */
+/* the schedule's random numbers (xorshift64*; seed 0: none are drawn) */
+static uint64_t rnd_next(Blk *b)
+{
+    uint64_t *x = &b->cl[0].rng;
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 0x2545F4914F6CDD1Dull;
+}
+
+/* runs t until it waits, ends or has run its turn's instructions
+ * (STEP_BUDGET; a random 1 .. 64 with a seed, for finer interleavings) */
 static int step(Blk *b, Th *t)
 {
     const PtxEntry *e = b->e;
-    for (unsigned n = 0; n < STEP_BUDGET; n++) {
+    unsigned budget = b->cl[0].rng ? 1 + (unsigned)(rnd_next(b) % 64) : STEP_BUDGET;
+    for (unsigned n = 0; n < budget; n++) {
         if (t->pc >= e->ninsns)
             return thread_exit(b, t);
         const PtxInsn *in = &e->insns[t->pc];
@@ -1676,7 +1691,8 @@ static int step(Blk *b, Th *t)
     if (b->steps > LAUNCH_LIMIT)
         return fail(b, PTX_EMU_HANG, NULL, "%s: over %llu instructions: a loop that never ends?", e->name,
                     (unsigned long long)LAUNCH_LIMIT) == X_NEXT;
-    b->events++; /* a long computation is progress: only LAUNCH_LIMIT ends one */
+    if (!t->spinning)
+        b->events++; /* a long computation is progress: only LAUNCH_LIMIT ends one */
     return 1;
 }
 
@@ -1697,6 +1713,7 @@ static void blk_reset(Blk *b)
         t->state = TS_RUN;
         t->tid = i;
         t->cp_group = t->cb_phase = 0;
+        t->spinning = 0;
     }
     unsigned nw = (b->nthreads + 31) / 32, nwg = (b->nthreads + 127) / 128;
     memset(b->warp, 0, nw * sizeof *b->warp);
@@ -1732,32 +1749,54 @@ static void report_deadlock(Blk *cl, unsigned n)
 }
 
 /* runs the n blocks of a cluster (n = 1: a block) to their end */
-static int run_cluster(Blk *cl, unsigned n)
+static int run_cluster(Blk *cl, unsigned n, uint64_t seed)
 {
+    unsigned stalls = 0;
     for (unsigned r = 0; r < n; r++)
         blk_reset(&cl[r]);
+    cl[0].rng = seed;
     for (;;) {
         uint64_t ev = cluster_events(cl, n);
         unsigned alive = 0;
         for (unsigned r = 0; r < n; r++) {
             Blk *b = &cl[r];
-            for (unsigned i = 0; i < b->nthreads; i++)
-                if (b->th[i].state == TS_RUN && !step(b, &b->th[i]))
+            /* with a seed, each pass starts at a random thread and skips some */
+            unsigned start = cl[0].rng ? (unsigned)(rnd_next(b) % b->nthreads) : 0;
+            for (unsigned k = 0; k < b->nthreads; k++) {
+                Th *t = &b->th[(start + k) % b->nthreads];
+                if (t->state == TS_RUN && (!cl[0].rng || rnd_next(b) % 4) && !step(b, t))
                     return 0;
+            }
             alive += b->alive;
         }
         if (!alive)
             break;
-        if (cluster_events(cl, n) != ev)
+        if (cluster_events(cl, n) != ev) {
+            stalls = 0;
             continue;
-        /* nobody moves until a copy lands: the cluster's oldest does */
+        }
+        /* nobody moves until a copy lands: the cluster's oldest does (with a seed, any one) */
         Blk *oldest = NULL;
-        for (unsigned r = 0; r < n; r++)
+        unsigned pending = 0;
+        for (unsigned r = 0; r < n; r++) {
+            pending += cl[r].nland;
             if (cl[r].nland && (!oldest || cl[r].land[0].seq < oldest->land[0].seq))
                 oldest = &cl[r];
-        if (!oldest) {
+        }
+        if (!pending) {
+            if (cl[0].rng && stalls++ < 8) /* a pass that skipped threads may move nothing by chance */
+                continue;
             report_deadlock(cl, n);
             return 0;
+        }
+        stalls = 0;
+        if (cl[0].rng) { /* copies land in any order */
+            unsigned k = (unsigned)(rnd_next(&cl[0]) % pending), r = 0;
+            while (k >= cl[r].nland)
+                k -= cl[r++].nland;
+            if (!land(&cl[r], k))
+                return 0;
+            continue;
         }
         if (!land(oldest, 0))
             return 0;
@@ -1805,7 +1844,7 @@ static void blk_free(Blk *b)
 }
 
 PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
-                            unsigned dyn_shared, void **params, char *err, size_t errlen)
+                            unsigned dyn_shared, void **params, uint64_t seed, char *err, size_t errlen)
 {
     const PtxEntry *e = NULL;
     for (unsigned i = 0; i < m->nentries; i++)
@@ -1847,7 +1886,7 @@ PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned g
                 for (unsigned r = 0; r < cs; r++) {
                     cl[r].ctaid[0] = x + r, cl[r].ctaid[1] = y, cl[r].ctaid[2] = z;
                 }
-                ok = run_cluster(cl, cs);
+                ok = run_cluster(cl, cs, seed ? seed ^ (x + 1) * 0x9E3779B97F4A7C15ull ^ y << 20 ^ z : 0);
             }
     pthread_mutex_unlock(&mu);
     PtxEmuResult status = PTX_EMU_OK;

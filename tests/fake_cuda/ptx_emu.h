@@ -61,9 +61,12 @@ typedef enum {
     PTX_EMU_UNSUPPORTED,     /* an instruction or form the interpreter does not know */
 } PtxEmuResult;
 
-/* Runs entry `entry` over the grid; params as cuLaunchKernel's. Returns
+/* Runs entry `entry` over the grid; params as cuLaunchKernel's. seed 0:
+ * the fixed schedule above; any other: a random one drawn from it (threads
+ * taken in a random order for random numbers of instructions, copies
+ * landing in any order), for races the fixed one does not meet. Returns
  * PTX_EMU_OK, or another PtxEmuResult with a message in err. */
 PtxEmuResult ptx_emu_launch(PtxEmuModule *m, const char *entry, const unsigned grid[3], const unsigned block[3],
-                   unsigned dyn_shared, void **params, char *err, size_t errlen);
+                            unsigned dyn_shared, void **params, uint64_t seed, char *err, size_t errlen);
 
 #endif
