@@ -82,6 +82,7 @@ typedef struct {
 typedef struct {
     int pc;
     unsigned arrived;
+    uint32_t mask; /* the lanes that take part (a warp collective's membermask) */
 } Coll;
 
 #define WG_PENDING_MAX 64
@@ -1203,6 +1204,8 @@ static void exec_shfl(Blk *b, const PtxInsn *in, unsigned first, unsigned n)
     }
     for (unsigned l = 0; l < n; l++) {
         Th *t = &b->th[first + l];
+        if (t->state != TS_COLL) /* not in the membermask */
+            continue;
         wr(t, &in->o[0], T_B32, out[l]);
         if (in->pair)
             wr(t, &in->o[1], T_PRED, (uint64_t)ok[l]);
@@ -1217,6 +1220,8 @@ static void exec_vote(Blk *b, const PtxInsn *in, unsigned first, unsigned n)
     uint32_t full = n >= 32 ? ~0u : (1u << n) - 1;
     for (unsigned l = 0; l < n; l++) {
         Th *t = &b->th[first + l];
+        if (t->state != TS_COLL) /* not in the membermask */
+            continue;
         uint32_t mask = in->nops > 2 ? (uint32_t)rd(b, t, &in->o[2]) & full : full;
         uint64_t v = in->sub2 == 3   ? ballot & mask
                      : in->sub2 == 1 ? (ballot & mask) == mask
@@ -1237,9 +1242,16 @@ static int collective(Blk *b, Th *t, const PtxInsn *in)
     if (wg && n < 128)
         return fail(b, PTX_EMU_FAULT, in, "a wgmma in a warpgroup of %u threads", n);
     Coll *c = wg ? &b->wg[group] : &b->warp[group];
-    if (c->arrived && c->pc != (int)t->pc)
+    /* shfl.sync and vote.sync name their lanes; the others take the whole warp (warpgroup) */
+    uint32_t full = n >= 32 ? ~0u : (1u << n) - 1, mask = full;
+    if (in->op == PO_SHFL || (in->op == PO_VOTE && in->nops > 2) || (in->op == PO_BAR && in->nops))
+        mask = (uint32_t)rd(b, t, &in->o[in->op == PO_SHFL ? (in->pair ? 5 : 4) : in->op == PO_VOTE ? 2 : 0]) & full;
+    if (!wg && !(mask >> (t->tid - first) & 1))
+        return fail(b, PTX_EMU_FAULT, in, "lane %u is not in the membermask 0x%x", t->tid - first, mask);
+    if (c->arrived && (c->pc != (int)t->pc || (!wg && c->mask != mask)))
         return fail(b, PTX_EMU_FAULT, in, "threads of one %s at different collectives (ptx lines %d and %d)",
                     wg ? "warpgroup" : "warp", b->e->insns[c->pc].line, in->line);
+    c->mask = wg ? ~0u : mask;
     c->pc = (int)t->pc;
     c->arrived++;
     t->state = TS_COLL;
@@ -1255,16 +1267,16 @@ static int collective_finish(Blk *b, Coll *c, unsigned first, unsigned n, int wg
     Th *t = &b->th[first];
     if (!c->arrived)
         return X_BLOCK;
-    if (c->arrived < n) {
-        /* members that exited never come */
-        unsigned live = 0;
-        for (unsigned i = 0; i < n; i++)
-            live += b->th[first + i].state != TS_DONE;
-        if (c->arrived < live)
-            return X_BLOCK;
-        if (wg || in->op == PO_MMA)
-            return fail(b, PTX_EMU_FAULT, in, "a collective some of whose threads have exited");
-    }
+    unsigned members = 0, live = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (wg || c->mask >> i & 1) {
+            members++;
+            live += b->th[first + i].state != TS_DONE; /* members that exited never come */
+        }
+    if (c->arrived < live)
+        return X_BLOCK;
+    if (live < members && (wg || in->op == PO_MMA))
+        return fail(b, PTX_EMU_FAULT, in, "a collective some of whose threads have exited");
     int ok = 1;
     switch (in->op) {
     case PO_WGMMA: ok = exec_wgmma(b, t, in, first); break;
