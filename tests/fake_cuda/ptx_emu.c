@@ -1,7 +1,9 @@
 /*
- * Running a parsed PTX entry (ptx_parse.c) over a grid: the blocks one
- * after another, a block's threads by a scheduler that runs each until it
- * waits, and the instructions' semantics. Warp and warpgroup collectives
+ * Running a parsed PTX entry (ptx_parse.c) over a grid: the blocks (the
+ * clusters) one after another, a block's threads by a scheduler that runs
+ * each until it waits; memory, mbarriers, copies, barriers and the
+ * instruction switch (the computing instructions and the collectives are
+ * ptx_emu_ops.c's). Warp and warpgroup collectives
  * (mma.sync, wgmma and its commit / wait, shfl, vote) run when the last
  * member arrives. Copies into shared memory wait in a queue (Landing) and
  * land when a pass over the block moves nothing else, or when their thread
@@ -18,22 +20,10 @@
 
 #include <cuda.h>
 
-#include "ptx_emu_impl.h"
-#include "reference/round.h"
-
-/* generic addresses of the shared and local windows: outside the host's */
-#define SHARED_GEN 0x1000000000000000ull
-#define LOCAL_GEN 0x2000000000000000ull
-#define SHARED_RESERVED 1024 /* Hopper keeps the first KB of a block's shared memory */
-#define MAX_BARRIERS 16
-#define STEP_BUDGET (1u << 16)
-#define LAUNCH_LIMIT (1ull << 33) /* instructions a launch may run (a minute or two): past it, a loop that never ends */
+#include "ptx_emu_run.h"
 
 /* ---- global memory ranges ------------------------------------------------------- */
 
-typedef struct {
-    uint64_t base, bytes;
-} Range;
 static Range *ranges;
 static unsigned nranges, capranges;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -57,88 +47,7 @@ void ptx_emu_remove_range(uint64_t base)
     pthread_mutex_unlock(&mu);
 }
 
-/* ---- launch state ----------------------------------------------------------------- */
-
-enum { TS_RUN, TS_DONE, TS_BAR, TS_COLL, TS_CBAR };
-enum { X_NEXT, X_JUMP, X_BLOCK, X_YIELD, X_FAIL };
-
-typedef struct {
-    uint32_t pc;
-    uint8_t state;
-    uint8_t bar;
-    unsigned tid;
-    unsigned cp_group; /* cp.async: the open commit group */
-    unsigned cb_phase; /* the cluster barrier's phase it last arrived in */
-    uint8_t spinning;  /* its last mbarrier wait failed: a turn spent looping is no progress */
-    uint64_t *r;
-    uint8_t *local;
-} Th;
-
-typedef struct {
-    uint32_t addr, expected, pending, phase;
-    int64_t tx;
-} Mbar;
-
-typedef struct {
-    int pc;
-    unsigned arrived;
-    uint32_t mask; /* the lanes that take part (a warp collective's membermask) */
-} Coll;
-
-#define WG_PENDING_MAX 64
-struct PendingMma;
-typedef struct WgQueue {
-    struct PendingMma *p; /* [WG_PENDING_MAX] */
-    unsigned n, group;    /* in flight; the open commit group */
-} WgQueue;
-
-/* A copy into shared memory issued and not yet landed: n pieces of es
- * bytes, each to its own shared address; then complete_tx on an mbarrier
- * (TMA, bulk) or nothing (cp.async, which its thread waits for). */
-typedef struct Landing {
-    unsigned n, es;
-    uint32_t *off;
-    uint8_t *data;
-    int has_mbar;
-    uint32_t mbar;
-    int64_t tx;
-    unsigned owner, group; /* cp.async: the thread and its commit group; else ~0u */
-    uint64_t seq;          /* issue order in the cluster */
-} Landing;
-
-typedef struct Blk {
-    const PtxEmuModule *m;
-    const PtxEntry *e;
-    void **params;
-    unsigned grid[3], block[3], ctaid[3], nthreads, alive, dyn;
-    uint8_t *smem;
-    uint64_t smem_bytes, dyn_base;
-    Th *th;
-    uint64_t *regs;
-    uint8_t *local;
-    Mbar *mb;
-    unsigned nmb, capmb;
-    struct {
-        unsigned arrived;
-        int expected; /* -1: every thread alive */
-    } bar[MAX_BARRIERS];
-    Coll *warp, *wg;
-    struct WgQueue *wgq;   /* each warpgroup's wgmmas in flight */
-    struct Landing *land;  /* copies into shared memory not yet landed, oldest first */
-    unsigned nland, capland;
-    uint64_t events, steps;
-    char *err;
-    size_t errlen;
-    int status; /* PtxEmuResult */
-    const Range *lastrange;
-    struct Blk *cl;        /* the cluster's blocks (this one among them), rank order */
-    unsigned rank, csize;  /* in the cluster */
-    unsigned cb_arrived, cb_phase; /* the cluster barrier (kept in cl[0]) */
-    uint64_t seq;          /* copies issued in the cluster (cl[0]): landing order */
-    uint64_t rng;          /* cl[0]: the schedule's random state (0: the fixed schedule) */
-} Blk;
-
-static int fail(Blk *b, PtxEmuResult status, const PtxInsn *in, const char *fmt, ...)
+int emu_fail(Blk *b, PtxEmuResult status, const PtxInsn *in, const char *fmt, ...)
 {
     if (b->status)
         return X_FAIL;
@@ -159,39 +68,7 @@ static int fail(Blk *b, PtxEmuResult status, const PtxInsn *in, const char *fmt,
     return X_FAIL;
 }
 
-/* ---- values ------------------------------------------------------------------------- */
-
-static unsigned width(int t)
-{
-    switch (t) {
-    case T_PRED: return 1;
-    case T_B8: case T_U8: case T_S8: return 8;
-    case T_B16: case T_U16: case T_S16: case T_F16: case T_BF16: return 16;
-    case T_B64: case T_U64: case T_S64: case T_F64: return 64;
-    default: return 32;
-    }
-}
-static int is_signed(int t) { return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64; }
-static int is_float(int t) { return t == T_F32 || t == T_F64 || t == T_F16 || t == T_BF16 || t == T_TF32; }
-static uint64_t mask_of(unsigned w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
-static int64_t sext(uint64_t v, unsigned w) { return w >= 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w); }
-static float f32(uint64_t v) { return bits_f32((uint32_t)v); }
-static uint64_t bf32(float f) { return f32_bits(f); }
-static double f64(uint64_t v)
-{
-    double d;
-    memcpy(&d, &v, 8);
-    return d;
-}
-static uint64_t bf64(double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, 8);
-    return v;
-}
-static float ftz(float f, int on) { return on && f != 0 && fabsf(f) < 1.17549435e-38f ? copysignf(0.0f, f) : f; }
-
-static uint64_t sreg(const Blk *b, const Th *t, int which)
+uint64_t emu_sreg(const Blk *b, const Th *t, int which)
 {
     switch (which) {
     case 0: return t->tid % b->block[0];
@@ -214,7 +91,7 @@ static uint64_t sreg(const Blk *b, const Th *t, int which)
     }
 }
 
-static uint64_t sym_value(const Blk *b, int sym)
+uint64_t emu_sym_value(const Blk *b, int sym)
 {
     if (sym >= PTX_SYM_PARAM_BASE)
         return (uint64_t)(uintptr_t)b->params[sym - PTX_SYM_PARAM_BASE];
@@ -224,29 +101,6 @@ static uint64_t sym_value(const Blk *b, int sym)
     if (v->shared)
         return v->dynamic ? b->dyn_base : SHARED_RESERVED + v->offset;
     return (uint64_t)(uintptr_t)v->host;
-}
-
-static inline uint64_t rd(const Blk *b, const Th *t, const PtxOp *o)
-{
-    if (o->kind == K_REG && !o->neg) /* the common case first */
-        return t->r[o->reg];
-    uint64_t v;
-    switch (o->kind) {
-    case K_REG: v = t->r[o->reg]; break;
-    case K_IMM: v = (uint64_t)o->imm; break;
-    case K_SREG: v = sreg(b, t, o->reg); break;
-    case K_SYM: v = sym_value(b, o->sym); break;
-    default: v = 0;
-    }
-    return o->neg ? !(v & 1) : v;
-}
-
-static uint64_t rdt(const Blk *b, const Th *t, const PtxOp *o, int type) { return rd(b, t, o) & mask_of(width(type)); }
-
-static void wr(Th *t, const PtxOp *o, int type, uint64_t v)
-{
-    if (o->kind == K_REG)
-        t->r[o->reg] = v & mask_of(width(type));
 }
 
 /* ---- memory ------------------------------------------------------------------------- */
@@ -271,8 +125,7 @@ static int in_range(Blk *b, uint64_t a, uint64_t n)
     return 0;
 }
 
-/* the host memory of n bytes at address a of state space sp, or NULL (a fault, reported) */
-static uint8_t *mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, unsigned n)
+uint8_t *emu_mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, unsigned n)
 {
     if (sp == SP_GENERIC) {
         if (a >= SHARED_GEN && a < SHARED_GEN + b->smem_bytes) {
@@ -286,7 +139,7 @@ static uint8_t *mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, 
     }
     if (sp == SP_SHARED) {
         if (a + n > b->smem_bytes || a + n < a) {
-            fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "shared address 0x%llx + %u outside the block's %llu bytes", (unsigned long long)a, n,
+            emu_fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "shared address 0x%llx + %u outside the block's %llu bytes", (unsigned long long)a, n,
                  (unsigned long long)b->smem_bytes);
             return NULL;
         }
@@ -294,14 +147,14 @@ static uint8_t *mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, 
     }
     if (sp == SP_LOCAL) {
         if (a + n > b->e->local_bytes) {
-            fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "local address 0x%llx outside the thread's %u bytes", (unsigned long long)a,
+            emu_fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "local address 0x%llx outside the thread's %u bytes", (unsigned long long)a,
                  b->e->local_bytes);
             return NULL;
         }
         return t->local + a;
     }
     if (!in_range(b, a, n)) {
-        fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "illegal address 0x%llx (%u bytes) in %s memory", (unsigned long long)a, n,
+        emu_fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "illegal address 0x%llx (%u bytes) in %s memory", (unsigned long long)a, n,
              sp == SP_PARAM ? "parameter" : "global");
         return NULL;
     }
@@ -314,7 +167,7 @@ static uint64_t addr_value(const Blk *b, const Th *t, const PtxOp *o)
     if (o->reg >= 0)
         a += t->r[o->reg];
     if (o->sym >= 0)
-        a += sym_value(b, o->sym);
+        a += emu_sym_value(b, o->sym);
     return a;
 }
 
@@ -329,13 +182,6 @@ static int space_of(const Blk *b, const PtxInsn *in, const PtxOp *o)
     return v->shared ? SP_SHARED : v->local ? SP_LOCAL : SP_GLOBAL;
 }
 
-static uint64_t load_n(const uint8_t *p, unsigned bytes)
-{
-    uint64_t v = 0;
-    memcpy(&v, p, bytes);
-    return v;
-}
-
 /* ---- mbarriers ------------------------------------------------------------------------ */
 
 static Mbar *mbar(Blk *b, const PtxInsn *in, uint32_t addr, int create)
@@ -344,7 +190,7 @@ static Mbar *mbar(Blk *b, const PtxInsn *in, uint32_t addr, int create)
         if (b->mb[i].addr == addr)
             return &b->mb[i];
     if (!create) {
-        fail(b, PTX_EMU_FAULT, in, "mbarrier at shared 0x%x used before mbarrier.init", addr);
+        emu_fail(b, PTX_EMU_FAULT, in, "mbarrier at shared 0x%x used before mbarrier.init", addr);
         return NULL;
     }
     b->mb = ptx_grow(b->mb, &b->capmb, b->nmb + 1, sizeof *b->mb);
@@ -382,7 +228,7 @@ static Blk *cluster_block(Blk *b, const PtxInsn *in, uint32_t *addr)
         return b;
     *addr &= (1u << CLUSTER_SHIFT) - 1;
     if (r - 1 >= b->csize) {
-        fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "shared::cluster address of block rank %u in a cluster of %u", r - 1,
+        emu_fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "shared::cluster address of block rank %u in a cluster of %u", r - 1,
              b->csize);
         return NULL;
     }
@@ -443,7 +289,7 @@ static int exec_mbar(Blk *b, Th *t, const PtxInsn *in)
         else if (in->nops > k + 1)
             count = (uint32_t)rd(b, t, &in->o[k + 1]);
         if (m->pending < count)
-            return fail(b, PTX_EMU_FAULT, in, "more arrivals than the mbarrier expects");
+            return emu_fail(b, PTX_EMU_FAULT, in, "more arrivals than the mbarrier expects");
         m->pending -= count;
         mbar_check(m);
         return X_NEXT;
@@ -464,20 +310,10 @@ static int exec_mbar(Blk *b, Th *t, const PtxInsn *in)
         return X_NEXT;
     }
     }
-    return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown mbarrier operation");
+    return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "unknown mbarrier operation");
 }
 
 /* ---- copies ---------------------------------------------------------------------------- */
-
-static uint32_t swizzle(uint32_t a, unsigned span)
-{
-    switch (span) {
-    case 128: return a ^ (((a >> 7) & 7) << 4);
-    case 64: return a ^ (((a >> 7) & 3) << 4);
-    case 32: return a ^ (((a >> 7) & 1) << 4);
-    default: return a;
-    }
-}
 
 /* a new landing of n pieces of es bytes (filled by the caller) */
 static Landing *land_new(Blk *b, unsigned n, unsigned es)
@@ -552,7 +388,7 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
             else
                 off += d ? (uint64_t)g * map->strides[d - 1] : (uint64_t)g * es;
         }
-        uint8_t *s = mem(b, t, in, SP_SHARED, swizzle(smem + (uint32_t)(i * es), map->swizzle), es);
+        uint8_t *s = emu_mem(b, t, in, SP_SHARED, swizzle(smem + (uint32_t)(i * es), map->swizzle), es);
         if (!s) {
             size_t n = strlen(b->err);
             snprintf(b->err + n, b->errlen - n, " (a box of {%u, %u, %u} %u-byte elements at shared 0x%x)", map->box[0],
@@ -561,7 +397,7 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
         }
         if (store) {
             if (inside) {
-                uint8_t *g = mem(b, t, in, SP_GLOBAL, map->base + off, es);
+                uint8_t *g = emu_mem(b, t, in, SP_GLOBAL, map->base + off, es);
                 if (!g)
                     return 0;
                 memcpy(g, s, es);
@@ -570,7 +406,7 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
         }
         uint64_t v = 0;
         if (inside) {
-            uint8_t *g = mem(b, t, in, SP_GLOBAL, map->base + off, es);
+            uint8_t *g = emu_mem(b, t, in, SP_GLOBAL, map->base + off, es);
             if (!g)
                 return 0;
             memcpy(&v, g, es);
@@ -606,7 +442,7 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         if (!m)
             return X_FAIL;
         if (!m->pending)
-            return fail(b, PTX_EMU_FAULT, in, "more arrivals than the mbarrier expects");
+            return emu_fail(b, PTX_EMU_FAULT, in, "more arrivals than the mbarrier expects");
         m->pending--;
         mbar_check(m);
         return X_NEXT;
@@ -615,15 +451,15 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         unsigned size = (unsigned)rd(b, t, &in->o[2]);
         unsigned src = in->nops > 3 && in->o[3].kind != K_SINK ? (unsigned)rd(b, t, &in->o[3]) : size;
         uint64_t da = addr_value(b, t, &in->o[0]);
-        uint8_t *d = mem(b, t, in, da >= SHARED_GEN ? SP_GENERIC : SP_SHARED, da, size);
+        uint8_t *d = emu_mem(b, t, in, da >= SHARED_GEN ? SP_GENERIC : SP_SHARED, da, size);
         if (!d)
             return X_FAIL;
         if (size > 16)
-            return fail(b, PTX_EMU_FAULT, in, "a cp.async of %u bytes", size);
+            return emu_fail(b, PTX_EMU_FAULT, in, "a cp.async of %u bytes", size);
         Landing *l = land_new(b, 1, size);
         memset(l->data, 0, size);
         if (src) {
-            const uint8_t *s = mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), src > size ? size : src);
+            const uint8_t *s = emu_mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), src > size ? size : src);
             if (!s)
                 return X_FAIL;
             memcpy(l->data, s, src > size ? size : src);
@@ -635,10 +471,10 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
     }
     case CP_BULK: { /* [dst], [src], size, [mbar] (global to shared) */
         if (!strstr(in->text, ".shared::cluster.global") && !strstr(in->text, ".shared::cta.global"))
-            return fail(b, PTX_EMU_UNSUPPORTED, in, "only bulk copies from global to shared memory are known");
+            return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "only bulk copies from global to shared memory are known");
         unsigned size = (unsigned)rd(b, t, &in->o[2]);
-        uint8_t *d = mem(b, t, in, SP_SHARED, addr_value(b, t, &in->o[0]), size);
-        const uint8_t *s = d ? mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), size) : NULL;
+        uint8_t *d = emu_mem(b, t, in, SP_SHARED, addr_value(b, t, &in->o[0]), size);
+        const uint8_t *s = d ? emu_mem(b, t, in, SP_GLOBAL, addr_value(b, t, &in->o[1]), size) : NULL;
         if (!s)
             return X_FAIL;
         Landing *l = land_new(b, 1, size);
@@ -652,16 +488,16 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
     case CP_TENSOR: {
         int store = strstr(in->text, ".global.shared") != NULL;
         const PtxOp *mo = &in->o[store ? 0 : 1];
-        const uint8_t *mp = mem(b, t, in, SP_GENERIC, addr_value(b, t, mo), sizeof(PtxEmuTmap));
+        const uint8_t *mp = emu_mem(b, t, in, SP_GENERIC, addr_value(b, t, mo), sizeof(PtxEmuTmap));
         if (!mp)
             return X_FAIL;
         PtxEmuTmap map;
         memcpy(&map, mp, sizeof map);
         if (map.magic != PTX_EMU_TMAP_MAGIC)
-            return fail(b, PTX_EMU_FAULT, in, "the tensor map was not encoded (its bytes are not a map)");
+            return emu_fail(b, PTX_EMU_FAULT, in, "the tensor map was not encoded (its bytes are not a map)");
         int32_t c[5] = {0};
         if (mo->n != map.rank)
-            return fail(b, PTX_EMU_FAULT, in, "%u coordinates for a map of rank %u", mo->n, map.rank);
+            return emu_fail(b, PTX_EMU_FAULT, in, "%u coordinates for a map of rank %u", mo->n, map.rank);
         for (unsigned d = 0; d < mo->n; d++)
             c[d] = (int32_t)rd(b, t, &b->m->vec[mo->first + d]);
         uint32_t smem = (uint32_t)addr_value(b, t, &in->o[store ? 1 : 0]);
@@ -698,610 +534,9 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         return X_NEXT;
     }
     }
-    return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown copy");
+    return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "unknown copy");
 }
 
-
-/* ---- arithmetic --------------------------------------------------------------------------- */
-
-/* a register written with a signed type keeps its sign in the bits above */
-static void wr_ext(Th *t, const PtxOp *o, int type, uint64_t v)
-{
-    if (o->kind == K_REG)
-        t->r[o->reg] = is_signed(type) ? (uint64_t)sext(v, width(type)) : v & mask_of(width(type));
-}
-
-static double fval(int type, uint64_t v)
-{
-    switch (type) {
-    case T_F64: return f64(v);
-    case T_F16: return f16_to_f32((uint16_t)v);
-    case T_BF16: return bf16_to_f32((uint16_t)v);
-    default: return f32(v);
-    }
-}
-
-/* a double rounded once to type's format (nearest even) */
-static uint64_t fbits(int type, double d)
-{
-    switch (type) {
-    case T_F64: return bf64(d);
-    case T_F16: return f64_to_f16(d);
-    case T_BF16: return f64_to_bf16(d);
-    default: return bf32((float)d);
-    }
-}
-
-static int compare(int cmp, int type, uint64_t a, uint64_t b)
-{
-    if (is_float(type)) {
-        double x = fval(type, a), y = fval(type, b);
-        int un = isnan(x) || isnan(y);
-        switch (cmp) {
-        case 1: return !un && x == y;
-        case 2: return !un && x != y;
-        case 3: return !un && x < y;
-        case 4: return !un && x <= y;
-        case 5: return !un && x > y;
-        case 6: return !un && x >= y;
-        case 11: return un || x == y;
-        case 12: return un || x != y;
-        case 13: return un || x < y;
-        case 14: return un || x <= y;
-        case 15: return un || x > y;
-        case 16: return un || x >= y;
-        case 17: return !un;
-        case 18: return un;
-        }
-        return 0;
-    }
-    unsigned w = width(type);
-    if (is_signed(type) && cmp >= 3 && cmp <= 6) {
-        int64_t x = sext(a, w), y = sext(b, w);
-        return cmp == 3 ? x < y : cmp == 4 ? x <= y : cmp == 5 ? x > y : x >= y;
-    }
-    a &= mask_of(w), b &= mask_of(w);
-    switch (cmp) {
-    case 1: return a == b;
-    case 2: return a != b;
-    case 3: case 7: return a < b;
-    case 4: case 8: return a <= b;
-    case 5: case 9: return a > b;
-    case 6: case 10: return a >= b;
-    }
-    return 0;
-}
-
-/* f32 / f64 / f16 / bf16 add, sub, mul, fma, div, min, max (one rounding) */
-static uint64_t float_op(const PtxInsn *in, int type, uint64_t ua, uint64_t ub, uint64_t uc)
-{
-    int fz = (in->mods & M_FTZ) && type == T_F32;
-    double a = fval(type, ua), b = fval(type, ub), c = fval(type, uc), r;
-    if (fz)
-        a = ftz((float)a, 1), b = ftz((float)b, 1), c = ftz((float)c, 1);
-    switch (in->op) {
-    case PO_ADD: r = a + b; break;
-    case PO_SUB: r = a - b; break;
-    case PO_MUL: r = a * b; break;
-    case PO_DIV: r = a / b; break;
-    case PO_MIN:
-    case PO_MAX:
-        if (isnan(a) || isnan(b)) {
-            if (in->mods & M_NAN || (isnan(a) && isnan(b)))
-                return type == T_F64 ? 0x7FF8000000000000ull : type == T_F32 ? F32_CANON_NAN : 0x7FFF;
-            r = isnan(a) ? b : a;
-        } else if (a == 0 && b == 0) /* -0 < +0 */
-            r = (in->op == PO_MIN) == (signbit(a) != 0) ? a : b;
-        else
-            r = in->op == PO_MIN ? fmin(a, b) : fmax(a, b);
-        break;
-    default: /* fma, mad.f32 */
-        if (type == T_F32)
-            return bf32(ftz(fmaf((float)a, (float)b, (float)c), fz));
-        if (type == T_F64)
-            return bf64(fma(a, b, c));
-        r = fma_small_odd(a, b, c);
-    }
-    if (in->mods & M_SAT)
-        r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
-    if (type == T_F32) {
-        float f = (float)r; /* a + b, a * b and a / b of floats: exact or correctly rounded through double */
-        if (in->op == PO_DIV && isfinite(a) && isfinite(b) && b != 0)
-            f = (float)a / (float)b;
-        if (isnan(f))
-            return F32_CANON_NAN;
-        return bf32(ftz(f, fz));
-    }
-    return fbits(type, r);
-}
-
-static uint64_t int_op(Blk *b, const PtxInsn *in, int type, uint64_t a, uint64_t x, uint64_t c, int *wide)
-{
-    (void)b;
-    unsigned w = width(type);
-    int s = is_signed(type);
-    int64_t sa = sext(a, w), sx = sext(x, w);
-    *wide = 0;
-    switch (in->op) {
-    case PO_ADD: return a + x;
-    case PO_SUB: return a - x;
-    case PO_MUL:
-    case PO_MAD: {
-        uint64_t r;
-        if (in->mods & M_WIDE) {
-            *wide = 1;
-            r = s ? (uint64_t)(sa * sx) : (a & mask_of(w)) * (x & mask_of(w));
-        } else if (in->mods & M_HI) {
-            if (w == 64)
-                r = s ? (uint64_t)(((__int128)sa * sx) >> 64) : (uint64_t)(((unsigned __int128)a * x) >> 64);
-            else
-                r = s ? (uint64_t)((sa * sx) >> w) : ((a & mask_of(w)) * (x & mask_of(w))) >> w;
-        } else
-            r = a * x;
-        if (in->op == PO_MAD)
-            r += c;
-        return r;
-    }
-    case PO_DIV:
-    case PO_REM:
-        if (s) {
-            if (sx == 0)
-                return in->op == PO_DIV ? ~0ull : (uint64_t)sa;
-            if (sx == -1)
-                return in->op == PO_DIV ? (uint64_t)(-(uint64_t)sa) : 0;
-            return (uint64_t)(in->op == PO_DIV ? sa / sx : sa % sx);
-        }
-        a &= mask_of(w), x &= mask_of(w);
-        if (!x)
-            return in->op == PO_DIV ? ~0ull : a;
-        return in->op == PO_DIV ? a / x : a % x;
-    case PO_MIN: return s ? (uint64_t)(sa < sx ? sa : sx) : ((a & mask_of(w)) < (x & mask_of(w)) ? a : x);
-    case PO_MAX: return s ? (uint64_t)(sa > sx ? sa : sx) : ((a & mask_of(w)) > (x & mask_of(w)) ? a : x);
-    }
-    return 0;
-}
-
-static int exec_float_unary(Blk *b, Th *t, const PtxInsn *in)
-{
-    int type = in->types[0];
-    if (type != T_F32 && type != T_F64)
-        return fail(b, PTX_EMU_UNSUPPORTED, in, "only f32 / f64 forms are known");
-    double a = fval(type, rd(b, t, &in->o[1])), r;
-    if (type == T_F32)
-        a = ftz((float)a, in->mods & M_FTZ);
-    switch (in->op) {
-    case PO_RCP: r = 1.0 / a; break;
-    case PO_SQRT: r = sqrt(a); break;
-    case PO_RSQRT: r = 1.0 / sqrt(a); break;
-    case PO_EX2: r = exp2(a); break;
-    case PO_LG2: r = log2(a); break;
-    case PO_SIN: r = sin(a); break;
-    case PO_COS: r = cos(a); break;
-    default: r = tanh(a); break;
-    }
-    if (type == T_F32) {
-        float f = (float)r;
-        if (in->op == PO_SQRT && !(in->mods & M_APPROX))
-            f = sqrtf((float)a);
-        wr(t, &in->o[0], type, isnan(f) ? F32_CANON_NAN : bf32(ftz(f, in->mods & M_FTZ)));
-    } else
-        wr(t, &in->o[0], type, bf64(r));
-    return X_NEXT;
-}
-
-static int exec_cvt(Blk *b, Th *t, const PtxInsn *in)
-{
-    int dt = in->types[0], st = in->ntypes > 1 ? in->types[1] : in->types[0];
-    uint64_t a = rdt(b, t, &in->o[1], st);
-    if (dt == T_BF16X2 || dt == T_F16X2) { /* d = {cvt(a), cvt(b)}: a in the upper half */
-        uint64_t hi = rdt(b, t, &in->o[1], st), lo = rdt(b, t, &in->o[2], st);
-        int h = dt == T_BF16X2 ? T_BF16 : T_F16;
-        wr(t, &in->o[0], T_B32, fbits(h, fval(st, hi)) << 16 | fbits(h, fval(st, lo)));
-        return X_NEXT;
-    }
-    if (dt == T_TF32) {
-        uint32_t x = (uint32_t)a;
-        wr(t, &in->o[0], T_B32,
-           in->rnd == R_RNA ? tf32_hw_cvt_rna(x) : in->rnd == R_RZ ? tf32_hw_cvt_rz(x) : tf32_hw_cvt_rn(x));
-        return X_NEXT;
-    }
-    if (!is_float(dt) && !is_float(st)) {
-        uint64_t v = is_signed(st) ? (uint64_t)sext(a, width(st)) : a;
-        if (in->mods & M_SAT) {
-            unsigned w = width(dt);
-            int64_t lo = is_signed(dt) ? -(int64_t)(1ull << (w - 1)) : 0;
-            uint64_t hi = is_signed(dt) ? (1ull << (w - 1)) - 1 : mask_of(w);
-            if (is_signed(st) && (int64_t)v < lo)
-                v = (uint64_t)lo;
-            else if ((!is_signed(st) || (int64_t)v >= 0) && v > hi)
-                v = hi;
-        }
-        wr_ext(t, &in->o[0], dt, v);
-        return X_NEXT;
-    }
-    if (is_float(dt) && is_float(st)) {
-        double x = fval(st, a);
-        if (in->mods & M_RINT)
-            x = in->rnd == R_RZ ? trunc(x) : in->rnd == R_RM ? floor(x) : in->rnd == R_RP ? ceil(x) : nearbyint(x);
-        else if (width(dt) < width(st) && in->rnd != R_RN && in->rnd != R_DEFAULT)
-            return fail(b, PTX_EMU_UNSUPPORTED, in, "only round-to-nearest narrowing is known");
-        if (dt == T_F32) {
-            float f = (float)x;
-            if (in->mods & M_SAT)
-                f = isnan(f) ? 0 : f < 0 ? 0 : f > 1 ? 1 : f;
-            wr(t, &in->o[0], dt, bf32(ftz(f, in->mods & M_FTZ)));
-        } else
-            wr(t, &in->o[0], dt, dt == T_F16 ? f32_to_f16((float)x) : dt == T_BF16 ? f32_to_bf16((float)x) : bf64(x));
-        return X_NEXT;
-    }
-    if (is_float(dt)) { /* from an integer */
-        double x = is_signed(st) ? i64_to_f64_odd(sext(a, width(st)))
-                                 : (a >> 63 ? i64_to_f64_odd((int64_t)(a >> 1) | (int64_t)(a & 1)) * 2
-                                            : i64_to_f64_odd((int64_t)a));
-        if (in->rnd != R_RN && in->rnd != R_DEFAULT)
-            return fail(b, PTX_EMU_UNSUPPORTED, in, "only round-to-nearest conversions from integers are known");
-        wr(t, &in->o[0], dt, fbits(dt, x));
-        return X_NEXT;
-    }
-    /* to an integer: NaN is 0, out of range saturates */
-    double x = fval(st, a);
-    x = in->rnd == R_RN ? nearbyint(x) : in->rnd == R_RM ? floor(x) : in->rnd == R_RP ? ceil(x) : trunc(x);
-    unsigned w = width(dt);
-    double lo = is_signed(dt) ? -ldexp(1, (int)w - 1) : 0, hi = is_signed(dt) ? ldexp(1, (int)w - 1) - 1 : ldexp(1, (int)w) - 1;
-    uint64_t v;
-    if (isnan(x))
-        v = 0;
-    else if (x <= lo)
-        v = is_signed(dt) ? (uint64_t)(-(int64_t)(1ull << (w - 1)) + (w == 64 ? 0 : 0)) : 0;
-    else if (x >= hi)
-        v = is_signed(dt) ? (1ull << (w - 1)) - 1 : mask_of(w);
-    else
-        v = is_signed(dt) ? (uint64_t)(int64_t)x : (uint64_t)x;
-    wr_ext(t, &in->o[0], dt, v);
-    return X_NEXT;
-}
-
-/* ---- collectives ---------------------------------------------------------------------------- */
-
-/* operand k of thread t as a register list item i */
-static uint64_t vec_item(const Blk *b, const Th *t, const PtxOp *o, unsigned i)
-{
-    return rd(b, t, &b->m->vec[o->first + i]);
-}
-
-static float tc_operand(int type, uint32_t v)
-{
-    switch (type) {
-    case T_TF32: return bits_f32(tf32_tc_read(v));
-    case T_BF16: return bf16_to_f32((uint16_t)v);
-    case T_F16: return f16_to_f32((uint16_t)v);
-    default: return bits_f32(v);
-    }
-}
-
-/* the shared address of element (row i, k) of a wgmma operand from its descriptor */
-static uint32_t desc_addr(uint64_t d, unsigned i, unsigned k, unsigned es, int mn_major)
-{
-    uint32_t start = (uint32_t)(d & 0x3fff) << 4, lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
-    uint32_t sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
-    unsigned sw = (unsigned)(d >> 62) & 3, span = sw == 1 ? 128 : sw == 2 ? 64 : sw == 3 ? 32 : 0;
-    uint32_t a;
-    if (!mn_major) {
-        uint32_t kb = k * es;
-        a = span ? start + (i / 8) * sbo + (i % 8) * span + kb
-                 : start + (i / 8) * sbo + (i % 8) * 16 + (kb / 16) * lbo + kb % 16;
-    } else {
-        uint32_t mb = i * es;
-        a = span ? start + (mb / span) * lbo + (k / 8) * sbo + (k % 8) * span + mb % span
-                 : start + (mb / 16) * lbo + (k / 8) * sbo + (k % 8) * 16 + mb % 16;
-    }
-    return swizzle(a, span);
-}
-
-static int smem_operand(Blk *b, const Th *t, const PtxInsn *in, uint64_t desc, int type, unsigned rows, unsigned K,
-                        int mn_major, float *out /* [rows][K] */)
-{
-    unsigned es = width(type) / 8;
-    for (unsigned i = 0; i < rows; i++)
-        for (unsigned k = 0; k < K; k++) {
-            const uint8_t *p = mem(b, t, in, SP_SHARED, desc_addr(desc, i, k, es, mn_major), es);
-            if (!p)
-                return 0;
-            out[i * K + k] = tc_operand(type, (uint32_t)load_n(p, es));
-        }
-    return 1;
-}
-
-/* A wgmma issued and not yet complete: its operands read from registers at
- * issue (A, where it comes from them; scale-d), shared memory read and
- * the accumulators read and written when a wait_group completes it, so a
- * kernel that reuses a stage or reads accumulators too early sees it. */
-typedef struct PendingMma {
-    const PtxInsn *in;
-    unsigned group; /* the warpgroup's commit group it belongs to */
-    int scale_d, neg, tn_a, tn_b;
-    uint64_t da, db;
-    float A[64 * 16]; /* where from registers */
-    int a_regs;
-} PendingMma;
-
-static int wgmma_issue(Blk *b, const PtxInsn *in, unsigned first)
-{
-    unsigned N = in->shape[1], K = in->shape[2];
-    int ta = in->types[1];
-    Th *t0 = &b->th[first];
-    if (in->types[0] != T_F32 || in->shape[0] != 64 || N > 256 || K > 16)
-        return fail(b, PTX_EMU_UNSUPPORTED, in, "only m64nNk8/k16 wgmmas into f32 are known");
-    if (in->nops < 4 || in->o[0].kind != K_VEC || in->o[0].n != N / 2 || (in->o[1].kind == K_VEC && in->o[1].n != 4))
-        return fail(b, PTX_EMU_UNSUPPORTED, in, "operands of a form the interpreter does not know");
-    WgQueue *q = &b->wgq[first / 128];
-    if (q->n == WG_PENDING_MAX)
-        return fail(b, PTX_EMU_FAULT, in, "more than %d wgmmas in flight without a wait_group", WG_PENDING_MAX);
-    PendingMma *pm = &q->p[q->n++];
-    const PtxOp *oa = &in->o[1];
-    unsigned ops = in->nops;
-    pm->in = in;
-    pm->group = q->group;
-    pm->a_regs = oa->kind == K_VEC;
-    /* scale-d, scale-a, scale-b, [tnsp-a,] [tnsp-b] after d, a, b */
-    pm->scale_d = (int)(rd(b, t0, &in->o[3]) & 1);
-    pm->neg = (ops > 4 && (int64_t)rd(b, t0, &in->o[4]) == -1) != (ops > 5 && (int64_t)rd(b, t0, &in->o[5]) == -1);
-    pm->tn_a = !pm->a_regs && ops > 6 && rd(b, t0, &in->o[6]) == 1;
-    pm->tn_b = ops > (pm->a_regs ? 6u : 7u) && rd(b, t0, &in->o[pm->a_regs ? 6 : 7]) == 1;
-    pm->da = pm->a_regs ? 0 : rd(b, t0, oa);
-    pm->db = rd(b, t0, &in->o[2]);
-    if (pm->a_regs) {
-        unsigned per = width(ta) == 32 ? 1 : 2; /* elements a register */
-        for (unsigned th = 0; th < 128; th++) {
-            const Th *t = &b->th[first + th];
-            unsigned w = th / 32, g = th % 32 / 4, qd = th % 4;
-            for (unsigned r = 0; r < 4; r++) {
-                unsigned row = 16 * w + g + (r & 1) * 8, col = (r >> 1) * (K / 2) + qd * per;
-                uint64_t v = vec_item(b, t, oa, r);
-                for (unsigned e = 0; e < per; e++)
-                    pm->A[row * K + col + e] = tc_operand(ta, (uint32_t)(per == 1 ? v : v >> (16 * e)));
-            }
-        }
-    }
-    return 1;
-}
-
-static int wgmma_complete(Blk *b, PendingMma *pm, unsigned first)
-{
-    const PtxInsn *in = pm->in;
-    unsigned N = in->shape[1], K = in->shape[2];
-    const PtxOp *od = &in->o[0];
-    Th *t0 = &b->th[first];
-    static float A[64 * 16], B[256 * 16];
-    static double D[64 * 256];
-    if (pm->a_regs)
-        memcpy(A, pm->A, sizeof(float) * 64 * K);
-    else if (!smem_operand(b, t0, in, pm->da, in->types[1], 64, K, pm->tn_a, A))
-        return 0;
-    if (!smem_operand(b, t0, in, pm->db, in->types[2], N, K, pm->tn_b, B))
-        return 0;
-    for (unsigned th = 0; th < 128; th++) {
-        const Th *t = &b->th[first + th];
-        unsigned w = th / 32, g = th % 32 / 4, q = th % 4;
-        for (unsigned j = 0; j < N / 8; j++)
-            for (unsigned r = 0; r < 4; r++)
-                D[(16 * w + g + (r >> 1) * 8) * N + 8 * j + 2 * q + (r & 1)] =
-                    pm->scale_d ? f32(vec_item(b, t, od, 4 * j + r)) : 0.0;
-    }
-    for (unsigned m = 0; m < 64; m++)
-        for (unsigned n = 0; n < N; n++) {
-            double s = 0;
-            for (unsigned k = 0; k < K; k++)
-                s += (double)A[m * K + k] * B[n * K + k];
-            D[m * N + n] += pm->neg ? -s : s;
-        }
-    for (unsigned th = 0; th < 128; th++) {
-        Th *t = &b->th[first + th];
-        unsigned w = th / 32, g = th % 32 / 4, q = th % 4;
-        for (unsigned j = 0; j < N / 8; j++)
-            for (unsigned r = 0; r < 4; r++) {
-                float f = (float)D[(16 * w + g + (r >> 1) * 8) * N + 8 * j + 2 * q + (r & 1)];
-                wr(t, &b->m->vec[od->first + 4 * j + r], T_F32, isnan(f) ? F32_CANON_NAN : bf32(f));
-            }
-    }
-    return 1;
-}
-
-/* wgmma.wait_group N: the warpgroup's wgmmas complete, in order, until at
- * most N committed groups are pending */
-static int wgmma_wait(Blk *b, unsigned pending, unsigned first)
-{
-    WgQueue *q = &b->wgq[first / 128];
-    unsigned done = 0;
-    while (done < q->n && q->p[done].group + pending < q->group) {
-        if (!wgmma_complete(b, &q->p[done], first))
-            return 0;
-        done++;
-    }
-    memmove(q->p, q->p + done, (q->n - done) * sizeof *q->p);
-    q->n -= done;
-    return 1;
-}
-
-static int exec_wgmma(Blk *b, Th *t, const PtxInsn *in, unsigned first)
-{
-    switch (in->sub) {
-    case WG_MMA: return wgmma_issue(b, in, first);
-    case WG_COMMIT: b->wgq[first / 128].group++; return 1;
-    default: return wgmma_wait(b, (unsigned)rd(b, t, &in->o[0]), first);
-    }
-}
-
-static int exec_mma(Blk *b, const PtxInsn *in, unsigned first)
-{
-    unsigned M = in->shape[0], N = in->shape[1], K = in->shape[2];
-    int ta = in->types[1], tb = in->types[2];
-    if (M != 16 || N != 8 || K != (ta == T_TF32 ? 8u : 16u) || ta != tb || in->types[0] != T_F32 ||
-        in->types[3] != T_F32 || in->nops != 4 || in->o[0].kind != K_VEC || in->o[0].n != 4 ||
-        in->o[1].kind != K_VEC || in->o[1].n != 4 || in->o[2].kind != K_VEC || in->o[2].n != 2 ||
-        in->o[3].kind != K_VEC || in->o[3].n != 4)
-        return fail(b, PTX_EMU_UNSUPPORTED, in, "only m16n8k8 tf32 / m16n8k16 f16, bf16 mma.sync into f32 is known");
-    float A[16][16], B[16][8];
-    double D[16][8];
-    unsigned per = width(ta) == 32 ? 1 : 2;
-    for (unsigned l = 0; l < 32; l++) {
-        const Th *t = &b->th[first + l];
-        unsigned g = l / 4, q = l % 4;
-        for (unsigned r = 0; r < 4; r++) {
-            uint64_t v = vec_item(b, t, &in->o[1], r);
-            unsigned row = g + (r & 1) * 8, col = (r >> 1) * (K / 2) + q * per;
-            for (unsigned e = 0; e < per; e++)
-                A[row][col + e] = tc_operand(ta, (uint32_t)(per == 1 ? v : v >> (16 * e)));
-        }
-        for (unsigned r = 0; r < 2; r++) {
-            uint64_t v = vec_item(b, t, &in->o[2], r);
-            for (unsigned e = 0; e < per; e++)
-                B[r * (K / 2) + q * per + e][g] = tc_operand(tb, (uint32_t)(per == 1 ? v : v >> (16 * e)));
-        }
-        for (unsigned r = 0; r < 4; r++)
-            D[g + (r >> 1) * 8][2 * q + (r & 1)] = f32(vec_item(b, t, &in->o[3], r));
-    }
-    for (unsigned m = 0; m < 16; m++)
-        for (unsigned n = 0; n < 8; n++) {
-            double s = 0;
-            for (unsigned k = 0; k < K; k++)
-                s += (double)A[m][k] * B[k][n];
-            D[m][n] += s;
-        }
-    for (unsigned l = 0; l < 32; l++) {
-        Th *t = &b->th[first + l];
-        unsigned g = l / 4, q = l % 4;
-        for (unsigned r = 0; r < 4; r++) {
-            float f = (float)D[g + (r >> 1) * 8][2 * q + (r & 1)];
-            wr(t, &b->m->vec[in->o[0].first + r], T_F32, isnan(f) ? F32_CANON_NAN : bf32(f));
-        }
-    }
-    return 1;
-}
-
-static void exec_shfl(Blk *b, const PtxInsn *in, unsigned first, unsigned n)
-{
-    uint64_t val[32], out[32];
-    int ok[32];
-    unsigned k = in->pair ? 2 : 1;
-    for (unsigned l = 0; l < n; l++)
-        val[l] = rd(b, &b->th[first + l], &in->o[k]);
-    for (unsigned l = 0; l < n; l++) {
-        const Th *t = &b->th[first + l];
-        unsigned bv = (unsigned)rd(b, t, &in->o[k + 1]) & 31, c = (unsigned)rd(b, t, &in->o[k + 2]);
-        unsigned seg = (c >> 8) & 31, clamp = c & 31, min = l & seg, max = min | (clamp & ~seg), j = l;
-        int p = 1;
-        switch (in->sub) {
-        case SHFL_UP: j = l - bv; p = (int)j >= (int)max; break;
-        case SHFL_DOWN: j = l + bv; p = j <= max; break;
-        case SHFL_BFLY: j = l ^ bv; p = j <= max; break;
-        default: j = min | (bv & ~seg); p = j <= max;
-        }
-        if (!p || j >= n)
-            j = l;
-        out[l] = val[j];
-        ok[l] = p;
-    }
-    for (unsigned l = 0; l < n; l++) {
-        Th *t = &b->th[first + l];
-        if (t->state != TS_COLL) /* not in the membermask */
-            continue;
-        wr(t, &in->o[0], T_B32, out[l]);
-        if (in->pair)
-            wr(t, &in->o[1], T_PRED, (uint64_t)ok[l]);
-    }
-}
-
-static void exec_vote(Blk *b, const PtxInsn *in, unsigned first, unsigned n)
-{
-    uint32_t ballot = 0;
-    for (unsigned l = 0; l < n; l++)
-        ballot |= (uint32_t)(rd(b, &b->th[first + l], &in->o[1]) & 1) << l;
-    uint32_t full = n >= 32 ? ~0u : (1u << n) - 1;
-    for (unsigned l = 0; l < n; l++) {
-        Th *t = &b->th[first + l];
-        if (t->state != TS_COLL) /* not in the membermask */
-            continue;
-        uint32_t mask = in->nops > 2 ? (uint32_t)rd(b, t, &in->o[2]) & full : full;
-        uint64_t v = in->sub2 == 3   ? ballot & mask
-                     : in->sub2 == 1 ? (ballot & mask) == mask
-                     : in->sub2 == 2 ? (ballot & mask) != 0
-                                     : ((ballot & mask) == 0 || (ballot & mask) == mask);
-        wr(t, &in->o[0], in->sub2 == 3 ? T_B32 : T_PRED, v);
-    }
-}
-
-/* a thread arrives at a collective; the last member runs it for all */
-static int collective_finish(Blk *b, Coll *c, unsigned first, unsigned n, int wg);
-
-static int collective(Blk *b, Th *t, const PtxInsn *in)
-{
-    int wg = in->op == PO_WGMMA;
-    unsigned size = wg ? 128 : 32, group = t->tid / size, first = group * size;
-    unsigned n = b->nthreads - first < size ? b->nthreads - first : size;
-    if (wg && n < 128)
-        return fail(b, PTX_EMU_FAULT, in, "a wgmma in a warpgroup of %u threads", n);
-    Coll *c = wg ? &b->wg[group] : &b->warp[group];
-    /* shfl.sync and vote.sync name their lanes; the others take the whole warp (warpgroup) */
-    uint32_t full = n >= 32 ? ~0u : (1u << n) - 1, mask = full;
-    if (in->op == PO_SHFL || (in->op == PO_VOTE && in->nops > 2) || (in->op == PO_BAR && in->nops))
-        mask = (uint32_t)rd(b, t, &in->o[in->op == PO_SHFL ? (in->pair ? 5 : 4) : in->op == PO_VOTE ? 2 : 0]) & full;
-    if (!wg && !(mask >> (t->tid - first) & 1))
-        return fail(b, PTX_EMU_FAULT, in, "lane %u is not in the membermask 0x%x", t->tid - first, mask);
-    if (c->arrived && (c->pc != (int)t->pc || (!wg && c->mask != mask)))
-        return fail(b, PTX_EMU_FAULT, in, "threads of one %s at different collectives (ptx lines %d and %d)",
-                    wg ? "warpgroup" : "warp", b->e->insns[c->pc].line, in->line);
-    c->mask = wg ? ~0u : mask;
-    c->pc = (int)t->pc;
-    c->arrived++;
-    t->state = TS_COLL;
-    b->events++;
-    return collective_finish(b, c, first, n, wg);
-}
-
-/* runs the collective c waits at once every live member of the group
- * [first, first + n) has arrived */
-static int collective_finish(Blk *b, Coll *c, unsigned first, unsigned n, int wg)
-{
-    const PtxInsn *in = &b->e->insns[c->pc];
-    Th *t = &b->th[first];
-    if (!c->arrived)
-        return X_BLOCK;
-    unsigned members = 0, live = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (wg || c->mask >> i & 1) {
-            members++;
-            live += b->th[first + i].state != TS_DONE; /* members that exited never come */
-        }
-    if (c->arrived < live)
-        return X_BLOCK;
-    if (live < members && (wg || in->op == PO_MMA))
-        return fail(b, PTX_EMU_FAULT, in, "a collective some of whose threads have exited");
-    int ok = 1;
-    switch (in->op) {
-    case PO_WGMMA: ok = exec_wgmma(b, t, in, first); break;
-    case PO_MMA: ok = exec_mma(b, in, first); break;
-    case PO_SHFL: exec_shfl(b, in, first, n); break;
-    case PO_VOTE: exec_vote(b, in, first, n); break;
-    case PO_BAR: break; /* bar.warp.sync: meeting is all */
-    default: { /* activemask */
-        uint32_t mask = 0;
-        for (unsigned i = 0; i < n; i++)
-            mask |= (uint32_t)(b->th[first + i].state != TS_DONE) << i;
-        for (unsigned i = 0; i < n; i++)
-            wr(&b->th[first + i], &in->o[0], T_B32, mask);
-    }
-    }
-    if (!ok)
-        return X_FAIL;
-    c->arrived = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (b->th[first + i].state == TS_COLL) {
-            b->th[first + i].state = TS_RUN;
-            b->th[first + i].pc++;
-        }
-    return X_BLOCK;
-}
 
 /* ---- barriers ------------------------------------------------------------------------------- */
 
@@ -1322,10 +557,10 @@ static int exec_bar(Blk *b, Th *t, const PtxInsn *in)
 {
     unsigned id = in->nops ? (unsigned)rd(b, t, &in->o[0]) : 0;
     if (id >= MAX_BARRIERS)
-        return fail(b, PTX_EMU_FAULT, in, "barrier %u (at most 15)", id);
+        return emu_fail(b, PTX_EMU_FAULT, in, "barrier %u (at most 15)", id);
     int count = in->nops > 1 ? (int)rd(b, t, &in->o[1]) : -1;
     if (b->bar[id].arrived && b->bar[id].expected != count)
-        return fail(b, PTX_EMU_FAULT, in, "barrier %u with thread counts %d and %d", id, b->bar[id].expected, count);
+        return emu_fail(b, PTX_EMU_FAULT, in, "barrier %u with thread counts %d and %d", id, b->bar[id].expected, count);
     b->bar[id].expected = count;
     b->bar[id].arrived++;
     b->events++;
@@ -1369,7 +604,7 @@ static int exec_cluster_bar(Blk *b, Th *t, const PtxInsn *in)
     b->events++;
     if (strstr(in->text, ".arrive")) {
         if (t->cb_phase == c0->cb_phase + 1)
-            return fail(b, PTX_EMU_FAULT, in, "a second arrival on the cluster barrier in one phase");
+            return emu_fail(b, PTX_EMU_FAULT, in, "a second arrival on the cluster barrier in one phase");
         t->cb_phase = c0->cb_phase + 1; /* the phase this arrival completes */
         c0->cb_arrived++;
         cluster_bar_check(b);
@@ -1393,10 +628,10 @@ static int exec_mem(Blk *b, Th *t, const PtxInsn *in)
     if (in->space == SP_PARAM && ao->sym >= PTX_SYM_PARAM_BASE) {
         const PtxParam *p = &b->e->params[ao->sym - PTX_SYM_PARAM_BASE];
         if ((uint64_t)ao->imm + es * n > p->bytes)
-            return fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "reads past parameter %s", p->name);
+            return emu_fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "reads past parameter %s", p->name);
         sp = SP_GLOBAL; /* the launch's own memory: in_range knows it */
     }
-    uint8_t *p = mem(b, t, in, sp, a, es * n);
+    uint8_t *p = emu_mem(b, t, in, sp, a, es * n);
     if (!p)
         return X_FAIL;
     for (unsigned i = 0; i < n; i++) {
@@ -1418,7 +653,7 @@ static int exec_atom(Blk *b, Th *t, const PtxInsn *in)
     int type = in->types[0], red = in->op == PO_RED;
     unsigned es = width(type) / 8;
     const PtxOp *ao = &in->o[red ? 0 : 1];
-    uint8_t *p = mem(b, t, in, space_of(b, in, ao), addr_value(b, t, ao), es);
+    uint8_t *p = emu_mem(b, t, in, space_of(b, in, ao), addr_value(b, t, ao), es);
     if (!p)
         return X_FAIL;
     uint64_t old = load_n(p, es), x = rd(b, t, &in->o[red ? 1 : 2]), v;
@@ -1428,14 +663,14 @@ static int exec_atom(Blk *b, Th *t, const PtxInsn *in)
         PtxInsn mm = *in;
         mm.op = in->sub2 == 11 ? PO_MIN : PO_MAX;
         int wide;
-        v = is_float(type) ? float_op(&mm, type, old, x, 0) : int_op(b, &mm, type, old, x, 0, &wide);
+        v = is_float(type) ? emu_float_op(&mm, type, old, x, 0) : emu_int_op(b, &mm, type, old, x, 0, &wide);
         break;
     }
     case 13: v = x; break;
     case 14: v = old == (x & mask_of(width(type))) ? rd(b, t, &in->o[3]) : old; break;
     case 15: v = old | x; break;
     case 16: v = old & x; break;
-    default: return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown atomic operation");
+    default: return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "unknown atomic operation");
     }
     memcpy(p, &v, es);
     if (!red)
@@ -1472,7 +707,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     case PO_MAX: {
         uint64_t a = rd(b, t, &o[1]), x = rd(b, t, &o[2]), c = in->nops > 3 ? rd(b, t, &o[3]) : 0;
         if (is_float(type) && in->rnd != R_DEFAULT && in->rnd != R_RN)
-            return fail(b, PTX_EMU_UNSUPPORTED, in, "only round-to-nearest arithmetic is known");
+            return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "only round-to-nearest arithmetic is known");
         if (type == T_F32 && !in->mods && (in->op == PO_FMA || in->op == PO_ADD || in->op == PO_MUL)) {
             /* the FMA loops' instructions: one rounding, NaN as the GPU writes it */
             float fa = f32(a), fx = f32(x);
@@ -1482,14 +717,14 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         }
         if (type == T_F16X2 || type == T_BF16X2) {
             int h = type == T_F16X2 ? T_F16 : T_BF16;
-            uint64_t lo = float_op(in, h, a & 0xffff, x & 0xffff, c & 0xffff);
-            uint64_t hi = float_op(in, h, a >> 16 & 0xffff, x >> 16 & 0xffff, c >> 16 & 0xffff);
+            uint64_t lo = emu_float_op(in, h, a & 0xffff, x & 0xffff, c & 0xffff);
+            uint64_t hi = emu_float_op(in, h, a >> 16 & 0xffff, x >> 16 & 0xffff, c >> 16 & 0xffff);
             wr(t, &o[0], T_B32, hi << 16 | lo);
         } else if (is_float(type))
-            wr(t, &o[0], type, float_op(in, type, a, x, c));
+            wr(t, &o[0], type, emu_float_op(in, type, a, x, c));
         else {
             int wide;
-            uint64_t r = int_op(b, in, type, a, x, c, &wide);
+            uint64_t r = emu_int_op(b, in, type, a, x, c, &wide);
             if (wide)
                 t->r[o[0].reg] = r & mask_of(2 * width(type));
             else
@@ -1532,7 +767,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         uint64_t a = rd(b, t, &o[k]), x = rd(b, t, &o[k + 1]);
         if (type == T_F32 && (in->mods & M_FTZ))
             a = bf32(ftz(f32(a), 1)), x = bf32(ftz(f32(x), 1));
-        int r = compare(in->cmp, type, a, x), nr = !r;
+        int r = emu_compare(in->cmp, type, a, x), nr = !r;
         if (in->bop) {
             int c = (int)(rd(b, t, &o[k + 2]) & 1);
             r = in->bop == 1 ? r && c : in->bop == 2 ? r || c : r ^ c;
@@ -1544,7 +779,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         return X_NEXT;
     }
     case PO_SELP: wr(t, &o[0], type, rd(b, t, &o[3]) & 1 ? rd(b, t, &o[1]) : rd(b, t, &o[2])); return X_NEXT;
-    case PO_CVT: return exec_cvt(b, t, in);
+    case PO_CVT: return emu_cvt(b, t, in);
     case PO_CVTA: {
         uint64_t a = rd(b, t, &o[1]);
         int to = (in->mods & M_TO) != 0;
@@ -1559,14 +794,14 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     case PO_RET: return X_BLOCK; /* the caller ends the thread */
     case PO_BAR:
         if (strstr(in->text, ".warp")) /* bar.warp.sync: the warp's lanes meet */
-            return collective(b, t, in);
+            return emu_collective(b, t, in);
         return strstr(in->text, ".cluster") ? exec_cluster_bar(b, t, in) : exec_bar(b, t, in);
     case PO_MAPA: {
         if (in->space != SP_SHARED)
-            return fail(b, PTX_EMU_UNSUPPORTED, in, "only mapa.shared::cluster is known");
+            return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "only mapa.shared::cluster is known");
         uint32_t a = (uint32_t)rd(b, t, &o[1]), r = (uint32_t)rd(b, t, &o[2]);
         if (r >= b->csize || a >> CLUSTER_SHIFT)
-            return fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "mapa of 0x%x to rank %u in a cluster of %u", a, r, b->csize);
+            return emu_fail(b, PTX_EMU_ILLEGAL_ADDRESS, in, "mapa of 0x%x to rank %u in a cluster of %u", a, r, b->csize);
         wr(t, &o[0], type, (uint64_t)((r + 1) << CLUSTER_SHIFT | a));
         return X_NEXT;
     }
@@ -1592,7 +827,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         uint64_t a = rd(b, t, &o[1]) & 0xffffffff, x = rd(b, t, &o[2]) & 0xffffffff, s = rd(b, t, &o[3]);
         uint64_t bytes = a | x << 32, r = 0;
         if (in->ntypes > 1 || strstr(in->text, ".f4e") || strstr(in->text, ".b4e") || strstr(in->text, ".rc"))
-            return fail(b, PTX_EMU_UNSUPPORTED, in, "only the default prmt mode is known");
+            return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "only the default prmt mode is known");
         for (unsigned i = 0; i < 4; i++) {
             unsigned sel = (unsigned)(s >> (4 * i)) & 15;
             uint64_t byte = bytes >> (8 * (sel & 7)) & 0xff;
@@ -1619,7 +854,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         return X_NEXT;
     }
     case PO_RCP: case PO_SQRT: case PO_RSQRT: case PO_EX2: case PO_LG2: case PO_SIN: case PO_COS: case PO_TANH:
-        return exec_float_unary(b, t, in);
+        return emu_float_unary(b, t, in);
     case PO_COPYSIGN: {
         uint64_t sign = 1ull << (width(type) - 1);
         wr(t, &o[0], type, (rd(b, t, &o[2]) & ~sign) | (rd(b, t, &o[1]) & sign));
@@ -1635,18 +870,18 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
                 : strstr(in->text, "normal")   ? fpclassify(type == T_F32 ? (float)a : a) == FP_NORMAL
                                                : -1;
         if (r < 0)
-            return fail(b, PTX_EMU_UNSUPPORTED, in, "unknown testp");
+            return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "unknown testp");
         wr(t, &o[0], T_PRED, (uint64_t)r);
         return X_NEXT;
     }
-    case PO_MMA: case PO_SHFL: case PO_VOTE: case PO_ACTIVEMASK: return collective(b, t, in);
-    case PO_WGMMA: return in->sub == WG_FENCE ? X_NEXT : collective(b, t, in);
+    case PO_MMA: case PO_SHFL: case PO_VOTE: case PO_ACTIVEMASK: return emu_collective(b, t, in);
+    case PO_WGMMA: return in->sub == WG_FENCE ? X_NEXT : emu_collective(b, t, in);
     case PO_ATOM: case PO_RED: return exec_atom(b, t, in);
-    case PO_TRAP: return fail(b, PTX_EMU_TRAP, in, "trap");
+    case PO_TRAP: return emu_fail(b, PTX_EMU_TRAP, in, "trap");
     case PO_MBAR: return exec_mbar(b, t, in);
     case PO_CP: return exec_cp(b, t, in);
     }
-    return fail(b, PTX_EMU_UNSUPPORTED, in, "no semantics for this instruction");
+    return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "no semantics for this instruction");
 }
 
 static int thread_exit(Blk *b, Th *t)
@@ -1660,7 +895,7 @@ static int thread_exit(Blk *b, Th *t)
     cluster_bar_check(b);
     /* a warp collective the rest of the warp waits at may now have all its live lanes */
     unsigned first = t->tid / 32 * 32, n = b->nthreads - first < 32 ? b->nthreads - first : 32;
-    return collective_finish(b, &b->warp[t->tid / 32], first, n, 0) != X_FAIL;
+    return emu_collective_finish(b, &b->warp[t->tid / 32], first, n, 0) != X_FAIL;
 }
 
 /* the schedule's random numbers (xorshift64*; seed 0: none are drawn) */
@@ -1701,7 +936,7 @@ static int step(Blk *b, Th *t)
         }
     }
     if (b->steps > LAUNCH_LIMIT)
-        return fail(b, PTX_EMU_HANG, NULL, "%s: over %llu instructions: a loop that never ends?", e->name,
+        return emu_fail(b, PTX_EMU_HANG, NULL, "%s: over %llu instructions: a loop that never ends?", e->name,
                     (unsigned long long)LAUNCH_LIMIT) == X_NEXT;
     if (!t->spinning)
         b->events++; /* a long computation is progress: only LAUNCH_LIMIT ends one */
@@ -1756,7 +991,7 @@ static void report_deadlock(Blk *cl, unsigned n)
             len += (size_t)snprintf(where + len, sizeof where - len, " %sthread %u at line %d '%s';",
                                     n > 1 ? (r ? "rank 1 " : "rank 0 ") : "", i, in->line, in->text);
         }
-    fail(&cl[0], PTX_EMU_HANG, NULL, "%s, block (%u,%u,%u): deadlock:%s", cl[0].e->name, cl[0].ctaid[0],
+    emu_fail(&cl[0], PTX_EMU_HANG, NULL, "%s, block (%u,%u,%u): deadlock:%s", cl[0].e->name, cl[0].ctaid[0],
          cl[0].ctaid[1], cl[0].ctaid[2], where);
 }
 
