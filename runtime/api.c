@@ -253,6 +253,13 @@ static void rt_release(tilecRuntime rt)
     free(rt);
 }
 
+/* The settings' pre-rounding switch as the staging plan takes it (TC_PREROUND_*). */
+static int preround_rule(const TcSettings *s)
+{
+    return s->preround == TC_SWITCH_NEVER ? TC_PREROUND_OFF : s->preround == TC_SWITCH_ALWAYS ? TC_PREROUND_ALWAYS
+                                                                                               : TC_PREROUND_AUTO;
+}
+
 /* Staging (runtime/stage.h), for the kernels with tensor maps (compute
  * capability 9.0): its pool (the copy kernels wait for the first launch
  * that may need them: their JIT compilation is not every runtime's cost).
@@ -260,12 +267,6 @@ static void rt_release(tilecRuntime rt)
  * the settings say never; always stages every view it can (the tests' way
  * to reach it with small shapes). Pre-rounding: never stages views only to
  * round them, always does wherever the kernel allows (tests). */
-/* The settings' pre-rounding switch as the staging plan takes it (TC_PREROUND_*). */
-static int preround_rule(const TcSettings *s)
-{
-    return s->preround == TC_SWITCH_NEVER ? TC_PREROUND_OFF : s->preround == TC_SWITCH_ALWAYS ? TC_PREROUND_ALWAYS
-                                                                                               : TC_PREROUND_AUTO;
-}
 
 static void stage_open(tilecRuntime rt, StrBuf *msg)
 {

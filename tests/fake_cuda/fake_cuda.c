@@ -315,20 +315,21 @@ CUresult cuOccupancyMaxActiveClusters(int *clusters, CUfunction f, const CUlaunc
 /* FAKE_CUDA_EMULATE=1: the launch run by the PTX interpreter */
 static CUresult emulate_launch(CUfunction f, const unsigned g[3], const unsigned bl[3], unsigned shared, void **params)
 {
-    pthread_mutex_lock(&functions_mu);
-    FakeModule *fm = ((const FakeFunction *)f)->module;
-    pthread_mutex_unlock(&functions_mu);
     char err[2048] = "";
-    if (!fm || !memcmp(fm->text, "\x7f" "ELF", 4)) {
-        fprintf(stderr, "fake-cuda: %s: no PTX to emulate (a cubin: run without ptxas)\n", (const char *)f);
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    if (!fm->emu && !(fm->emu = ptx_emu_parse(fm->text, err, sizeof err))) {
-        fprintf(stderr, "fake-cuda: %s: %s\n", (const char *)f, err);
+    pthread_mutex_lock(&functions_mu); /* (two threads may launch one module's kernels at once) */
+    FakeModule *fm = ((const FakeFunction *)f)->module;
+    int cubin = fm && !memcmp(fm->text, "\x7f" "ELF", 4);
+    if (fm && !cubin && !fm->emu)
+        fm->emu = ptx_emu_parse(fm->text, err, sizeof err);
+    PtxEmuModule *emu = fm ? fm->emu : NULL;
+    pthread_mutex_unlock(&functions_mu);
+    if (!emu) {
+        fprintf(stderr, "fake-cuda: %s: %s\n", (const char *)f,
+                !fm || cubin ? "no PTX to emulate (a cubin: run without ptxas)" : err);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     const char *seed = getenv("FAKE_CUDA_EMULATE_SEED"); /* a random schedule (ptx_emu.h) */
-    PtxEmuResult r = ptx_emu_launch(fm->emu, (const char *)f, g, bl, shared, params,
+    PtxEmuResult r = ptx_emu_launch(emu, (const char *)f, g, bl, shared, params,
                                     seed ? strtoull(seed, NULL, 0) : 0, err, sizeof err);
     if (r != PTX_EMU_OK)
         fprintf(stderr, "fake-cuda: emulated launch: %s\n", err);
@@ -361,7 +362,7 @@ static void record_launch(CUfunction f, const unsigned g[3], const unsigned bl[3
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream s, void **params, void **extra)
 {
-    (void)s, (void)params, (void)extra;
+    (void)s, (void)extra;
     FAULT("cuLaunchKernel");
     const unsigned g[3] = {gx, gy, gz}, bl[3] = {bx, by, bz};
     unsigned cl[3] = {((const FakeFunction *)f)->cluster, 1, 1};
@@ -376,7 +377,16 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
  * has FAKE_CUDA_MEMORY bytes (NULL: more than that) */
 static void *device_alloc(size_t n)
 {
-    return n > FAKE_CUDA_MEMORY ? NULL : aligned_alloc(256, (n + 255) / 256 * 256 + (n ? 0 : 256));
+    void *m = n > FAKE_CUDA_MEMORY ? NULL : aligned_alloc(256, (n + 255) / 256 * 256 + (n ? 0 : 256));
+    if (m) /* memory an emulated kernel may reach */
+        ptx_emu_add_range((uint64_t)(uintptr_t)m, n);
+    return m;
+}
+
+static void device_free(CUdeviceptr p)
+{
+    ptx_emu_remove_range(p);
+    free((void *)(uintptr_t)p);
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
@@ -384,15 +394,12 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
     FAULT("cuMemAlloc_v2");
     void *m = device_alloc(n);
     *p = (CUdeviceptr)(uintptr_t)m;
-    if (m)
-        ptx_emu_add_range(*p, n);
     return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr p)
 {
-    ptx_emu_remove_range(p);
-    free((void *)(uintptr_t)p);
+    device_free(p);
     return CUDA_SUCCESS;
 }
 
@@ -448,18 +455,15 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CU
     FAULT("cuMemAllocFromPoolAsync");
     void *m = device_alloc(n);
     *p = (CUdeviceptr)(uintptr_t)m;
-    if (m) {
+    if (m)
         __atomic_add_fetch(&stats.pool_allocs, 1, __ATOMIC_SEQ_CST);
-        ptx_emu_add_range(*p, n);
-    }
     return m ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
     (void)s;
-    ptx_emu_remove_range(p);
-    free((void *)(uintptr_t)p);
+    device_free(p);
     return CUDA_SUCCESS;
 }
 

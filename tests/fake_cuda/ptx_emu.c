@@ -436,7 +436,7 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
     case CP_MBAR_ARRIVE: { /* the thread's copies land first; .noinc arrives, else nothing is owed */
         if (!land_thread(b, t->tid, ~0u))
             return X_FAIL;
-        if (!strstr(in->text, "noinc"))
+        if (!(in->mods & M_NOINC))
             return X_NEXT;
         Mbar *m = mbar(b, in, mbar_addr(b, t, in, &in->o[0]), 0);
         if (!m)
@@ -486,7 +486,7 @@ static int exec_cp(Blk *b, Th *t, const PtxInsn *in)
         return mbar(b, in, l->mbar, 0) ? X_NEXT : X_FAIL;
     }
     case CP_TENSOR: {
-        int store = strstr(in->text, ".global.shared") != NULL;
+        int store = (in->mods & M_TO_GLOBAL) != 0;
         const PtxOp *mo = &in->o[store ? 0 : 1];
         const uint8_t *mp = emu_mem(b, t, in, SP_GENERIC, addr_value(b, t, mo), sizeof(PtxEmuTmap));
         if (!mp)
@@ -564,7 +564,7 @@ static int exec_bar(Blk *b, Th *t, const PtxInsn *in)
     b->bar[id].expected = count;
     b->bar[id].arrived++;
     b->events++;
-    int arrive = strstr(in->text, "arrive") != NULL;
+    int arrive = in->sub == BAR_ARRIVE;
     if (!arrive) {
         t->state = TS_BAR;
         t->bar = (uint8_t)id;
@@ -602,7 +602,7 @@ static int exec_cluster_bar(Blk *b, Th *t, const PtxInsn *in)
 {
     Blk *c0 = &b->cl[0];
     b->events++;
-    if (strstr(in->text, ".arrive")) {
+    if (in->sub == BAR_CLUSTER_ARRIVE) {
         if (t->cb_phase == c0->cb_phase + 1)
             return emu_fail(b, PTX_EMU_FAULT, in, "a second arrival on the cluster barrier in one phase");
         t->cb_phase = c0->cb_phase + 1; /* the phase this arrival completes */
@@ -663,7 +663,7 @@ static int exec_atom(Blk *b, Th *t, const PtxInsn *in)
         PtxInsn mm = *in;
         mm.op = in->sub2 == 11 ? PO_MIN : PO_MAX;
         int wide;
-        v = is_float(type) ? emu_float_op(&mm, type, old, x, 0) : emu_int_op(b, &mm, type, old, x, 0, &wide);
+        v = is_float(type) ? emu_float_op(&mm, type, old, x, 0) : emu_int_op(&mm, type, old, x, 0, &wide);
         break;
     }
     case 13: v = x; break;
@@ -724,7 +724,7 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
             wr(t, &o[0], type, emu_float_op(in, type, a, x, c));
         else {
             int wide;
-            uint64_t r = emu_int_op(b, in, type, a, x, c, &wide);
+            uint64_t r = emu_int_op(in, type, a, x, c, &wide);
             if (wide)
                 t->r[o[0].reg] = r & mask_of(2 * width(type));
             else
@@ -793,9 +793,9 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
     case PO_BRA: t->pc = (uint32_t)o[0].imm; return X_JUMP;
     case PO_RET: return X_BLOCK; /* the caller ends the thread */
     case PO_BAR:
-        if (strstr(in->text, ".warp")) /* bar.warp.sync: the warp's lanes meet */
+        if (in->sub == BAR_WARP) /* bar.warp.sync: the warp's lanes meet */
             return emu_collective(b, t, in);
-        return strstr(in->text, ".cluster") ? exec_cluster_bar(b, t, in) : exec_bar(b, t, in);
+        return in->sub >= BAR_CLUSTER_ARRIVE ? exec_cluster_bar(b, t, in) : exec_bar(b, t, in);
     case PO_MAPA: {
         if (in->space != SP_SHARED)
             return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "only mapa.shared::cluster is known");

@@ -25,11 +25,15 @@ enum {
 enum { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_PARAM, SP_LOCAL };
 enum { R_DEFAULT, R_RN, R_RZ, R_RM, R_RP, R_RNA };
 enum { M_FTZ = 1, M_SAT = 2, M_LO = 4, M_HI = 8, M_WIDE = 16, M_NAN = 32, M_APPROX = 64, M_TO = 128,
-       M_TX = 256, M_PARITY = 512, M_RINT = 1024 };
+       M_TX = 256, M_PARITY = 512, M_RINT = 1024,
+       M_NOINC = 2048,   /* cp.async.mbarrier.arrive.noinc */
+       M_TO_GLOBAL = 4096 /* a copy from shared to global memory (.global.shared) */ };
 enum { SHFL_IDX = 1, SHFL_UP, SHFL_DOWN, SHFL_BFLY };
 enum { MB_INIT = 1, MB_INVAL, MB_ARRIVE, MB_EXPECT_TX, MB_TRY_WAIT };
 enum { WG_FENCE = 1, WG_MMA, WG_COMMIT, WG_WAIT };
 enum { CP_ASYNC = 1, CP_BULK, CP_TENSOR, CP_NOP, CP_MBAR_ARRIVE, CP_COMMIT, CP_WAIT, CP_WAIT_ALL };
+/* bar / barrier: sync (0), arrive, bar.warp.sync, barrier.cluster.arrive / .wait */
+enum { BAR_SYNC, BAR_ARRIVE, BAR_WARP, BAR_CLUSTER_ARRIVE, BAR_CLUSTER_WAIT };
 enum { K_NONE, K_REG, K_IMM, K_ADDR, K_VEC, K_SREG, K_SYM, K_SINK, K_LABEL };
 
 /* symbols: module variables by index, an entry's parameters from here */
@@ -76,7 +80,6 @@ typedef struct {
     unsigned nlabels, caplabels;
     unsigned nslots, maxntid, local_bytes;
     unsigned cluster; /* blocks a cluster along x (.reqnctapercluster), 1: none */
-    uint8_t *regtypes;
 } PtxEntry;
 
 typedef struct {

@@ -95,9 +95,8 @@ uint64_t emu_float_op(const PtxInsn *in, int type, uint64_t ua, uint64_t ub, uin
     return fbits(type, r);
 }
 
-uint64_t emu_int_op(Blk *b, const PtxInsn *in, int type, uint64_t a, uint64_t x, uint64_t c, int *wide)
+uint64_t emu_int_op(const PtxInsn *in, int type, uint64_t a, uint64_t x, uint64_t c, int *wide)
 {
-    (void)b;
     unsigned w = width(type);
     int s = is_signed(type);
     int64_t sa = sext(a, w), sx = sext(x, w);

@@ -129,7 +129,7 @@ uint64_t emu_sym_value(const Blk *b, int sym);
 uint8_t *emu_mem(Blk *b, const Th *t, const PtxInsn *in, int sp, uint64_t a, unsigned n);
 int emu_compare(int cmp, int type, uint64_t a, uint64_t b);
 uint64_t emu_float_op(const PtxInsn *in, int type, uint64_t ua, uint64_t ub, uint64_t uc);
-uint64_t emu_int_op(Blk *b, const PtxInsn *in, int type, uint64_t a, uint64_t x, uint64_t c, int *wide);
+uint64_t emu_int_op(const PtxInsn *in, int type, uint64_t a, uint64_t x, uint64_t c, int *wide);
 int emu_float_unary(Blk *b, Th *t, const PtxInsn *in);
 int emu_cvt(Blk *b, Th *t, const PtxInsn *in);
 /* a thread arrives at a warp or warpgroup collective; the last member runs it */

@@ -127,7 +127,6 @@ typedef struct {
     char name[48];
     unsigned count, slot;
     int depth;
-    uint8_t type;
 } RegDecl;
 
 typedef struct {
@@ -137,21 +136,21 @@ typedef struct {
     unsigned nslots;
 } Regs;
 
-static int find_reg(const Regs *r, const char *name, unsigned *slot, uint8_t *type)
+static int find_reg(const Regs *r, const char *name, unsigned *slot)
 {
     for (unsigned i = r->n; i-- > 0;) {
         const RegDecl *d = &r->d[i];
         size_t len = strlen(d->name);
         if (!d->count) {
             if (!strcmp(d->name, name)) {
-                *slot = d->slot, *type = d->type;
+                *slot = d->slot;
                 return 1;
             }
         } else if (!strncmp(d->name, name, len) && name[len] && isdigit((unsigned char)name[len])) {
             char *e;
             unsigned long k = strtoul(name + len, &e, 10);
             if (!*e && k < d->count) {
-                *slot = d->slot + (unsigned)k, *type = d->type;
+                *slot = d->slot + (unsigned)k;
                 return 1;
             }
         }
@@ -360,8 +359,17 @@ static int decode_opcode(Parser *ps, PtxInsn *in, const char *opc)
          * nothing in a serial schedule */
     }
     in->ntypes = (uint8_t)(ntypes > 4 ? 4 : ntypes);
-    if (in->op == PO_CP && in->sub == CP_ASYNC && strstr(opc, ".bulk") == NULL && strstr(opc, "mbarrier"))
-        in->sub = CP_MBAR_ARRIVE;
+    if (in->op == PO_BAR) {
+        int cluster = strstr(opc, ".cluster") != NULL, arrive = strstr(opc, ".arrive") != NULL;
+        in->sub = strstr(opc, ".warp") ? BAR_WARP
+                  : cluster            ? (arrive ? BAR_CLUSTER_ARRIVE : BAR_CLUSTER_WAIT)
+                  : arrive             ? BAR_ARRIVE
+                                       : BAR_SYNC;
+    }
+    if (in->op == PO_CP && strstr(opc, ".noinc"))
+        in->mods |= M_NOINC;
+    if (in->op == PO_CP && strstr(opc, ".global.shared"))
+        in->mods |= M_TO_GLOBAL;
     if (in->op == PO_WGMMA && !in->sub) {
         perr(ps, "unknown wgmma operation '%s'", opc);
         return 0;
@@ -510,8 +518,7 @@ static int operand(Ctx *c, PtxInsn *in, unsigned k, char *s)
             return 1;
         }
         unsigned slot;
-        uint8_t ty;
-        if (find_reg(c->regs, a, &slot, &ty)) {
+        if (find_reg(c->regs, a, &slot)) {
             o->reg = (int)slot;
             return 1;
         }
@@ -529,8 +536,7 @@ static int operand(Ctx *c, PtxInsn *in, unsigned k, char *s)
         return 1;
     }
     unsigned slot;
-    uint8_t ty;
-    if (find_reg(c->regs, s, &slot, &ty)) {
+    if (find_reg(c->regs, s, &slot)) {
         o->kind = K_REG;
         o->reg = (int)slot;
         return 1;
@@ -595,7 +601,6 @@ static int reg_decl(Ctx *c, char *s)
         snprintf(d->name, sizeof d->name, "%s", trim(t));
         d->slot = c->regs->nslots;
         d->depth = c->regs->depth;
-        d->type = (uint8_t)ty;
         c->regs->nslots += d->count ? d->count : 1;
         if (c->regs->nslots > 4 * PTX_MAX_REGS) {
             perr(c->ps, "more than %u registers", 4 * PTX_MAX_REGS);
@@ -703,8 +708,7 @@ static int add_insn(Ctx *c, char *text)
             g++;
         }
         unsigned slot;
-        uint8_t ty;
-        if (!find_reg(c->regs, g, &slot, &ty)) {
+        if (!find_reg(c->regs, g, &slot)) {
             perr(c->ps, "unknown predicate '%s'", g);
             return 0;
         }
@@ -907,7 +911,6 @@ static int entry(Parser *ps, char *head)
             e->insns[c.fix[i].insn].o[c.fix[i].op].imm = e->labels[l].pc;
         }
     e->nslots = regs.nslots;
-    e->regtypes = calloc(regs.nslots ? regs.nslots : 1, 1);
     free(regs.d);
     free(c.fix);
     if (!ok)
@@ -994,7 +997,6 @@ void ptx_emu_free(PtxEmuModule *m)
         free(m->entries[i].insns);
         free(m->entries[i].params);
         free(m->entries[i].labels);
-        free(m->entries[i].regtypes);
     }
     for (unsigned i = 0; i < m->nvars; i++)
         free(m->vars[i].host);

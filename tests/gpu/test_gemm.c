@@ -398,8 +398,6 @@ static void run_grouped_example(tilecRuntime rt, const Config *c, uint64_t seed,
               "examples/matmul_grouped.tir ", post);
 }
 
-/* Fails unless rt's log gained a note of a staged view since mark: a
- * staged case whose views were not staged checks nothing of staging. */
 /* Whether the space-separated list opts holds opt. */
 static int has_option(const char *opts, const char *opt)
 {
@@ -410,6 +408,8 @@ static int has_option(const char *opts, const char *opt)
     return 0;
 }
 
+/* Fails unless rt's log gained a note of a staged view since mark: a
+ * staged case whose views were not staged checks nothing of staging. */
 static void expect_staged(tilecRuntime rt, size_t mark, const char *what)
 {
     /* options whose kernels take no tensor map for these views: nothing to stage */
