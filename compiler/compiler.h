@@ -82,10 +82,14 @@ typedef struct {
                                 * (lower_programs.c). Default TC_PERSISTENT_AUTO: where the kernel has
                                 * the f32 wgmma pipeline (bf16's measured slower at 8192^3);
                                 * -fno-persistent: never */
-    int role_functions;        /* experimental (-frole-functions, default off; not yet run on a GPU): a
-                                * persistent pipeline's producers (lower_programs.c) lowered as a function
-                                * of their own, optimized and emitted apart on a thread of its own, its PTX
-                                * then spliced into the entry (ptx_splice.c; bench/NOTES.md v21) */
+    int role_functions;        /* default on (-fno-role-functions; the same kernel speed on the H100, 40%
+                                * less compile on 16 cores, bench/NOTES.md v24): a persistent pipeline's
+                                * producers (lower_programs.c) lowered as a function of their own, optimized
+                                * and emitted apart on a thread of its own, its PTX then spliced into the
+                                * entry (ptx_splice.c; bench/NOTES.md v21) */
+    int wgmma_x3_one_group;    /* experimental (-fwgmma-x3-one-group; not yet run on a GPU): 3xtf32's
+                                * consumers issue a stage's 12 wgmmas per block as one group, one wait a
+                                * stage, where the default waits after each half (bench/NOTES.md v25) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */

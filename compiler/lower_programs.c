@@ -18,7 +18,7 @@
  * the ring (L->smem_floor); where the two exceed the limit together,
  * lower.c lowers the kernel again, one program per block.
  *
- * -frole-functions (experimental): where the kernel keeps copies of its own
+ * -frole-functions (the default): where the kernel keeps copies of its own
  * (not TMA alone), the producers' loop is lowered as a function of its own
  * (lower.c's lw_entry_shape says so; each part of the entry is then a module that
  * entries.c compiles on a thread of its own), the entry holding a marker

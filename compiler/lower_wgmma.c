@@ -580,8 +580,8 @@ static void role_registers(Pipe *P, const char *op, uint32_t regs)
     char t[64];
     snprintf(t, sizeof t, "setmaxnreg.%s.sync.aligned.u32 %u;", op, regs);
     LLVMBasicBlockRef at = LLVMGetInsertBlock(L->b);
-    if (L->role)
-        LLVMPositionBuilderBefore(L->b, LLVMGetBasicBlockTerminator(L->role_entry));
+    if (L->role) /* first: ptxas spilled the program count computed before it (4 bytes at 128x256) */
+        LLVMPositionBuilderBefore(L->b, LLVMGetFirstInstruction(L->role_entry));
     lw_asm(L, void_t(L), t, "~{memory}", NULL, 0, SEC);
     LLVMPositionBuilderAtEnd(L->b, at);
 }

@@ -711,7 +711,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
      * group waits, so the next group's fragments load while one runs; with
      * k_overlap every group (two k8 steps: one each was 5-10% slower than
      * waiting per stage, bench/NOTES.md v8) waits for the one before only */
-    uint32_t kg = P->copies == 3 || P->split || P->k_overlap ? 2 : 4;
+    uint32_t kg = P->copies == 3 ? (P->L->o->wgmma_x3_one_group ? 4 : 2) : P->split || P->k_overlap ? 2 : 4;
     LLVMValueRef *part = acc;
     if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);

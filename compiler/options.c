@@ -30,7 +30,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma_k_overlap = 1; /* tf32-rna 128x256 +6% to +11% on the H200 (bench/NOTES.md v12) */
     o->wgmma_tma_direct = 0; /* experimental: passes gpu_test_gemm, timings mixed (bench/NOTES.md v11, v12) */
     o->persistent = TC_PERSISTENT_AUTO; /* the f32 pipeline: small K +33%, large shapes within 1.5% (bench/NOTES.md v16) */
-    o->role_functions = 0; /* experimental: not yet timed on a GPU (bench/NOTES.md v21) */
+    o->role_functions = 1; /* the same kernel speed on the H100, -40% compile on 16 cores (bench/NOTES.md v21, v24) */
     o->keep_llvm_ir = 1;
 }
 
@@ -73,6 +73,7 @@ static const struct {
     {"wgmma-tma-only", offsetof(TcOptions, wgmma_tma_only)},
     {"persistent", offsetof(TcOptions, persistent)},
     {"role-functions", offsetof(TcOptions, role_functions)},
+    {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
