@@ -353,7 +353,9 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
                     uint32_t nacc, int pending)
 {
     Lower *L = P->L;
-    uint32_t nin = 5 * n + 1;
+    /* the from_zero wgmmas' scale-d is P0: false (start from zero) where the flag is nonzero; the
+     * others' P1 true; x3_pair's flag is the stage's (x3_zero), P1 from a constant of its own */
+    uint32_t nin = 5 * n + (P->x3_zero ? 2 : 1);
     LLVMValueRef *in = lw_regs(L, nin);
     if (!in)
         return;
@@ -362,7 +364,7 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     sb_init(&c);
     uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * n; /* operand numbers */
     sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
-              "\twgmma.fence.sync.aligned;\n", flag, flag);
+              "\twgmma.fence.sync.aligned;\n", P->x3_zero ? flag + 1 : flag, flag);
     for (uint32_t d = 0; d < n; d++) {
         memcpy(&in[5 * d], w[d].a, sizeof w[d].a);
         in[5 * d + 4] = w[d].desc;
@@ -378,8 +380,10 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     if (pending != WG_NO_WAIT)
         sb_printf(&t, "\twgmma.wait_group.sync.aligned %d;\n", pending);
     sb_puts(&t, "\t}");
-    sb_puts(&c, ",r");
-    in[5 * n] = c32(L, 1);
+    sb_puts(&c, P->x3_zero ? ",r,r" : ",r");
+    in[5 * n] = P->x3_zero ? P->x3_zero : c32(L, 1);
+    if (P->x3_zero)
+        in[5 * n + 1] = c32(L, 1);
     if (t.oom || c.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     else
@@ -403,6 +407,40 @@ void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRe
     *mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), m, c32(L, 0), "mine");
 }
 
+/* x3_pair, after step it's wgmmas are issued: at an odd step or the last,
+ * wait for them and add the sums cur[nacc ..] to the accumulators cur[0 ..]
+ * (one RN add per two stages); at an even step nothing: the sums go on into
+ * the next stage, whose wgmmas accumulate onto them. The stages are
+ * released as k-overlap does (each after the next one's first group). */
+static void x3_pair_sum(Pipe *P, LLVMValueRef it, LLVMValueRef *cur, uint32_t nacc)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, it, c32(L, 1), ""), c32(L, 0), "");
+    LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, it, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "x3.add");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "x3.join");
+    LLVMBuildCondBr(b, LLVMBuildOr(b, odd, last, ""), add, join);
+    LLVMPositionBuilderAtEnd(b, add);
+    LLVMValueRef *sum = lw_regs(L, 2 * nacc);
+    if (!sum)
+        return;
+    memcpy(sum, cur, 2 * nacc * sizeof *sum);
+    wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", sum + nacc, nacc, NULL, 0);
+    for (uint32_t r = 0; r < nacc; r++)
+        sum[r] = LLVMBuildFAdd(b, sum[r], sum[nacc + r], "");
+    LLVMBasicBlockRef added = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    for (uint32_t r = 0; r < 2 * nacc; r++) {
+        LLVMValueRef phi = LLVMBuildPhi(b, L->t_f32, "");
+        LLVMAddIncoming(phi, &sum[r], &added, 1);
+        LLVMAddIncoming(phi, &cur[r], &pre, 1);
+        cur[r] = phi;
+    }
+}
+
 /* The consumers' loop. Where a launch may pass A and B rounded (P->pre),
  * the kernel has two entries (compiler/entries.c): the one for views that
  * come rounded takes B's fragments as they load (P->b_ready, as tf32-rne's
@@ -423,12 +461,15 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 
     Loop lp = wg_loop_open(L, "mma");
     LLVMValueRef it = lp.i;
-    LLVMValueRef *phis = lw_regs(L, nacc);
+    /* x3_pair: the step sums' accumulators are carried too, after acc */
+    uint32_t ncar = P->x3_pair ? 2 * nacc : nacc;
+    LLVMValueRef *phis = lw_regs(L, ncar);
     if (!phis)
         return;
-    for (uint32_t r = 0; r < nacc; r++) {
+    for (uint32_t r = 0; r < ncar; r++) {
         phis[r] = LLVMBuildPhi(b, L->t_f32, "");
-        LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
+        LLVMValueRef v = r < nacc ? acc[r] : LLVMConstReal(L->t_f32, 0.0);
+        LLVMAddIncoming(phis[r], &v, &lp.pre, 1);
     }
     wg_loop_test(L, &lp, P->nsteps);
     /* P->direct under TMA: the copies' landed[] alone (no producer releases full[]) */
@@ -437,10 +478,13 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->swapped) /* B is read from where the bulk copies wrote it: observe their barrier too */
         wg_wait_step(P, P->landed32, it, 0);
     LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
-    LLVMValueRef *cur = lw_regs(L, nacc);
+    LLVMValueRef *cur = lw_regs(L, ncar);
     if (!cur)
         return;
-    memcpy(cur, phis, nacc * sizeof *cur);
+    memcpy(cur, phis, ncar * sizeof *cur);
+    if (P->x3_pair) /* an even step starts the sums from zero */
+        P->x3_zero = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, it, c32(L, 1), ""), c32(L, 0), ""),
+                                   L->t_i32, "x3.zero");
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
     LLVMValueRef rel_addr = NULL, rel_if = NULL; /* overlap: the stage before, released inside */
     if (overlap) {
@@ -460,10 +504,13 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     } else {
         transposed_stage(P, soff, db, cur, nacc);
     }
+    if (P->x3_pair)
+        x3_pair_sum(P, it, cur, nacc);
     if (!overlap)
         wg_release(P, wg_bar_addr(L, P->empty32, s), NULL);
+    P->x3_zero = NULL;
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-    for (uint32_t r = 0; r < nacc; r++)
+    for (uint32_t r = 0; r < ncar; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
     wg_loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
@@ -736,6 +783,12 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
     if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
         P.k_overlap = 0;
+    /* 3xtf32's sums over two stages: k-overlap's groups (each waits for the one before only,
+     * a stage released after the next one's first group), one wait for all every second stage */
+    P.x3_pair = L->o->wgmma_x3_pair && P.swapped && !P.ss && P.copies == 3 &&
+                wgmma_hold_two_ok(P.stages, P.producers, P.roles);
+    if (P.x3_pair)
+        P.k_overlap = 1;
     *raw_bytes = 0;
     if (!P.swapped && !P.ss)
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;

@@ -49,6 +49,11 @@ typedef struct {
     int k_overlap;        /* swapped, tf32 modes (default; -fno-wgmma-k-overlap): a wgmma group per 2 k8 steps, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
+    int x3_pair;          /* -fwgmma-x3-pair (3xtf32, swapped): the step sums span two stages, so
+                           * the consumers wait for their wgmmas and add once every second stage;
+                           * they hold two stages (released together after that wait) */
+    LLVMValueRef x3_zero; /* x3_pair, in the consumers' stage: i32, nonzero where the stage's first
+                           * wgmmas start the sums from zero (an even step) */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
     TirElem elem;         /* ss: the inputs' element type */

@@ -711,9 +711,12 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
      * group waits, so the next group's fragments load while one runs; with
      * k_overlap every group (two k8 steps: one each was 5-10% slower than
      * waiting per stage, bench/NOTES.md v8) waits for the one before only */
-    uint32_t kg = P->copies == 3 ? (P->L->o->wgmma_x3_one_group ? 4 : 2) : P->split || P->k_overlap ? 2 : 4;
+    uint32_t kg = P->copies == 3 && !P->k_overlap ? (P->L->o->wgmma_x3_one_group ? 4 : 2)
+                  : P->copies == 3 || P->split || P->k_overlap ? 2 : 4;
     LLVMValueRef *part = acc;
-    if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
+    if (P->x3_pair) { /* the sums carried from the step before where it was even (consumer()) */
+        part = acc + nacc;
+    } else if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);
         if (!part)
             return;
@@ -752,7 +755,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
             swp_round_frags(P, raw[r], r, kg, f);
         }
     }
-    if (P->copies == 3)
+    if (P->copies == 3 && !P->x3_pair)
         for (uint32_t r = 0; r < nacc; r++)
             acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
 }

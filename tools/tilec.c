@@ -105,6 +105,8 @@ static const char usage[] =
     "                       where it would take two\n"
     "  -fwgmma-x3-one-group experimental (not yet timed): 3xtf32's consumers issue a\n"
     "                       stage's wgmmas as one group with one wait, not two\n"
+    "  -fwgmma-x3-pair      experimental (not yet timed): 3xtf32's step sums over two\n"
+    "                       stages, one wait and add every second stage\n"
     "  -fwgmma-tma-only     with TMA, no copies of the kernel's own where every\n"
     "                       program's boxes are provably aligned; a launch must pass\n"
     "                       every map (the runtime stages views no map describes;\n"
