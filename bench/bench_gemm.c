@@ -126,7 +126,9 @@ static const char usage[] =
     "                      directory only with --use-cache)\n"
     "  --use-cache         use tilec's kernel cache (default: off, so the kernels\n"
     "                      timed are the ones this build compiles)\n"
-    "  --tilec=PATH        the tilec command, for whole-process compile times\n"
+    "  --tilec=PATH        the tilec command, for whole-process compile times (those of\n"
+    "                      the first --cfg tile's GEMM, tf32-rna or --modes' first f32\n"
+    "                      mode, for each of --archs)\n"
     "  --compile-runs=N    runs per compile-time figure (default 10; JIT cold/warm: 5)\n"
     "  --compile-only      only the compile times (no GPU needed; the JIT rows where a\n"
     "                      driver answers, also tests/fake_cuda's libcuda.so.1)\n"
@@ -882,10 +884,20 @@ static int write_file(const char *path, const char *header, const Row *rows, int
 
 /* ---- main ------------------------------------------------------------------------- */
 
-/* The compile times of the first --cfg tile's tf32-rna GEMM, with its
- * --stages and persistence and the --copt options. */
+/* The compile times of the first --cfg tile's f32 GEMM, with its
+ * --stages and persistence and the --copt options, for the --archs given:
+ * tf32-rna where --modes has it (the default), else its first f32 mode. */
 static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
 {
+    static const char *const f32_modes[] = {"tf32-rna", "tf32-rne", "tf32-trunc", "3xtf32", "ieee"};
+    const char *mode = NULL;
+    for (size_t m = 0; m < sizeof f32_modes / sizeof f32_modes[0] && !mode; m++)
+        if (in_list(o->modes, f32_modes[m]))
+            mode = f32_modes[m];
+    if (!mode) {
+        fprintf(stderr, "compile time: no f32 mode in --modes: no compile rows\n");
+        return;
+    }
     char src[4096], why[2048], s_opt[24];
     Tile t;
     int used;
@@ -895,7 +907,9 @@ static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
     int nextra = tile_opts(&t, extra, 0, s_opt);
     static const char *const archs[] = {"sm_90a", "sm_80"};
     for (int a = 0; a < 2; a++) {
-        BenchCompile c = {.src = src, .arch = archs[a], .precision = "tf32-rna", .extra = extra, .nextra = nextra};
+        if (!in_list(o->archs, archs[a]))
+            continue;
+        BenchCompile c = {.src = src, .arch = archs[a], .precision = mode, .extra = extra, .nextra = nextra};
         if (gpu) {
             fprintf(stderr, "compile time: JIT cold/warm %s\n", archs[a]);
             c.runs = o->jit_runs;
