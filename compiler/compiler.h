@@ -90,10 +90,6 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-2.5% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
-    int wgmma_x3_pair;         /* experimental (-fwgmma-x3-pair; 19% slower on the H200, bench/NOTES.md
-                                * v25): 3xtf32's step sums span two stages (one wait and one RN add every
-                                * second stage; k-overlap's groups, the consumers holding two stages),
-                                * where the default sums each stage apart */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */

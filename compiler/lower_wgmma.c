@@ -208,11 +208,14 @@ static LLVMValueRef rna_int(Lower *L, LLVMValueRef x)
  * 3xtf32 take a short path when no element is NaN, Inf or so large that
  * rounding overflows (one compare each): rounding is then two integer ops
  * and hic = big; otherwise every element takes wg_split()'s guarded path. Both
- * give the same bits where the short path applies. */
-void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16])
+ * give the same bits where the short path applies. *special (if not NULL):
+ * i1, the guarded path taken (for 3xtf32: some big non-finite, hic not big). */
+void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16], LLVMValueRef *special)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
+    if (special)
+        *special = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
     if (P->prec != PREC_TF32_RNA && P->prec != PREC_3XTF32) {
         for (uint32_t i = 0; i < n; i++) {
             LLVMValueRef o[3];
@@ -230,6 +233,8 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
         LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealUGE, ax, lim, "");
         any = any ? LLVMBuildOr(b, any, big, "") : big;
     }
+    if (special)
+        *special = any;
     LLVMValueRef fv[3][16], sv[3][16];
     LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "rnd.fast");
     LLVMBasicBlockRef sbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "rnd.special");
@@ -353,9 +358,7 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
                     uint32_t nacc, int pending)
 {
     Lower *L = P->L;
-    /* the from_zero wgmmas' scale-d is P0: false (start from zero) where the flag is nonzero; the
-     * others' P1 true; x3_pair's flag is the stage's (x3_zero), P1 from a constant of its own */
-    uint32_t nin = 5 * n + (P->x3_zero ? 2 : 1);
+    uint32_t nin = 5 * n + 1;
     LLVMValueRef *in = lw_regs(L, nin);
     if (!in)
         return;
@@ -364,7 +367,7 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     sb_init(&c);
     uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * n; /* operand numbers */
     sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
-              "\twgmma.fence.sync.aligned;\n", P->x3_zero ? flag + 1 : flag, flag);
+              "\twgmma.fence.sync.aligned;\n", flag, flag);
     for (uint32_t d = 0; d < n; d++) {
         memcpy(&in[5 * d], w[d].a, sizeof w[d].a);
         in[5 * d + 4] = w[d].desc;
@@ -380,10 +383,8 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     if (pending != WG_NO_WAIT)
         sb_printf(&t, "\twgmma.wait_group.sync.aligned %d;\n", pending);
     sb_puts(&t, "\t}");
-    sb_puts(&c, P->x3_zero ? ",r,r" : ",r");
-    in[5 * n] = P->x3_zero ? P->x3_zero : c32(L, 1);
-    if (P->x3_zero)
-        in[5 * n + 1] = c32(L, 1);
+    sb_puts(&c, ",r");
+    in[5 * n] = c32(L, 1);
     if (t.oom || c.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     else
@@ -407,40 +408,6 @@ void wg_producer_steps(Pipe *P, LLVMValueRef *pwg, LLVMValueRef *lt, LLVMValueRe
     *mine = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, left, c32(L, 0), ""), m, c32(L, 0), "mine");
 }
 
-/* x3_pair, after step it's wgmmas are issued: at an odd step or the last,
- * wait for them and add the sums cur[nacc ..] to the accumulators cur[0 ..]
- * (one RN add per two stages); at an even step nothing: the sums go on into
- * the next stage, whose wgmmas accumulate onto them. The stages are
- * released as k-overlap does (each after the next one's first group). */
-static void x3_pair_sum(Pipe *P, LLVMValueRef it, LLVMValueRef *cur, uint32_t nacc)
-{
-    Lower *L = P->L;
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, it, c32(L, 1), ""), c32(L, 0), "");
-    LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, it, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-    LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "x3.add");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "x3.join");
-    LLVMBuildCondBr(b, LLVMBuildOr(b, odd, last, ""), add, join);
-    LLVMPositionBuilderAtEnd(b, add);
-    LLVMValueRef *sum = lw_regs(L, 2 * nacc);
-    if (!sum)
-        return;
-    memcpy(sum, cur, 2 * nacc * sizeof *sum);
-    wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", sum + nacc, nacc, NULL, 0);
-    for (uint32_t r = 0; r < nacc; r++)
-        sum[r] = LLVMBuildFAdd(b, sum[r], sum[nacc + r], "");
-    LLVMBasicBlockRef added = LLVMGetInsertBlock(b);
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, join);
-    for (uint32_t r = 0; r < 2 * nacc; r++) {
-        LLVMValueRef phi = LLVMBuildPhi(b, L->t_f32, "");
-        LLVMAddIncoming(phi, &sum[r], &added, 1);
-        LLVMAddIncoming(phi, &cur[r], &pre, 1);
-        cur[r] = phi;
-    }
-}
-
 /* The consumers' loop. Where a launch may pass A and B rounded (P->pre),
  * the kernel has two entries (compiler/entries.c): the one for views that
  * come rounded takes B's fragments as they load (P->b_ready, as tf32-rne's
@@ -461,15 +428,12 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 
     Loop lp = wg_loop_open(L, "mma");
     LLVMValueRef it = lp.i;
-    /* x3_pair: the step sums' accumulators are carried too, after acc */
-    uint32_t ncar = P->x3_pair ? 2 * nacc : nacc;
-    LLVMValueRef *phis = lw_regs(L, ncar);
+    LLVMValueRef *phis = lw_regs(L, nacc);
     if (!phis)
         return;
-    for (uint32_t r = 0; r < ncar; r++) {
+    for (uint32_t r = 0; r < nacc; r++) {
         phis[r] = LLVMBuildPhi(b, L->t_f32, "");
-        LLVMValueRef v = r < nacc ? acc[r] : LLVMConstReal(L->t_f32, 0.0);
-        LLVMAddIncoming(phis[r], &v, &lp.pre, 1);
+        LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
     }
     wg_loop_test(L, &lp, P->nsteps);
     /* P->direct under TMA: the copies' landed[] alone (no producer releases full[]) */
@@ -478,13 +442,16 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->swapped) /* B is read from where the bulk copies wrote it: observe their barrier too */
         wg_wait_step(P, P->landed32, it, 0);
     LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
-    LLVMValueRef *cur = lw_regs(L, ncar);
+    if (P->swapped && P->copies == 3) { /* where the stage's hic copy is (swp_transform) */
+        LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
+        LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
+        P->x3_hic = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), wg_descriptor(L, P->spare32),
+                                    wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, "")), "hic");
+    }
+    LLVMValueRef *cur = lw_regs(L, nacc);
     if (!cur)
         return;
-    memcpy(cur, phis, ncar * sizeof *cur);
-    if (P->x3_pair) /* an even step starts the sums from zero */
-        P->x3_zero = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, it, c32(L, 1), ""), c32(L, 0), ""),
-                                   L->t_i32, "x3.zero");
+    memcpy(cur, phis, nacc * sizeof *cur);
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
     LLVMValueRef rel_addr = NULL, rel_if = NULL; /* overlap: the stage before, released inside */
     if (overlap) {
@@ -504,13 +471,10 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     } else {
         transposed_stage(P, soff, db, cur, nacc);
     }
-    if (P->x3_pair)
-        x3_pair_sum(P, it, cur, nacc);
     if (!overlap)
         wg_release(P, wg_bar_addr(L, P->empty32, s), NULL);
-    P->x3_zero = NULL;
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-    for (uint32_t r = 0; r < ncar; r++)
+    for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
     wg_loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
@@ -783,12 +747,6 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
     if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
         P.k_overlap = 0;
-    /* 3xtf32's sums over two stages: k-overlap's groups (each waits for the one before only,
-     * a stage released after the next one's first group), one wait for all every second stage */
-    P.x3_pair = L->o->wgmma_x3_pair && P.swapped && !P.ss && P.copies == 3 &&
-                wgmma_hold_two_ok(P.stages, P.producers, P.roles);
-    if (P.x3_pair)
-        P.k_overlap = 1;
     *raw_bytes = 0;
     if (!P.swapped && !P.ss)
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
@@ -875,19 +833,23 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
                                  "box's; no batched view): the kernel keeps its own copies");
     }
 
-    /* the stages, 1024-byte aligned, the raw B slots (older pipeline), then
-     * full[], empty[] and (swapped) landed[] */
+    /* the stages, 1024-byte aligned, 3xtf32's spare tile (swapped), the raw
+     * B slots (older pipeline), then full[], empty[], (swapped) landed[] and
+     * 3xtf32's flags */
     uint32_t ring_bytes = P.stages * P.stage_bytes;
+    uint32_t spare_bytes = P.swapped && P.copies == 3 ? P.bm * ROW_BYTES : 0; /* 3xtf32's hic tile */
     LLVMValueRef sm = smem_ptr(L, smem_bytes);
     LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
     LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
     P.ring = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "ring");
     P.ring32 = LLVMBuildTrunc(b, LLVMBuildAdd(b, sm64, pad, ""), L->t_i32, "");
-    P.raw_off = c32(L, ring_bytes);
+    P.spare32 = LLVMBuildAdd(b, P.ring32, c32(L, ring_bytes), "");
+    P.raw_off = c32(L, ring_bytes + spare_bytes);
     P.raw32 = LLVMBuildAdd(b, P.ring32, P.raw_off, "");
     P.full32 = LLVMBuildAdd(b, P.raw32, c32(L, raw_bytes), "");
     P.empty32 = LLVMBuildAdd(b, P.full32, c32(L, 8 * P.stages), "");
     P.landed32 = LLVMBuildAdd(b, P.empty32, c32(L, 8 * P.stages), "");
+    P.x3flags32 = LLVMBuildAdd(b, P.landed32, c32(L, 8 * P.stages), "");
 
     if (L->role) { /* persistent: each role its part, in its own loop over the programs */
         pipe_programs(&P);

@@ -49,16 +49,15 @@ typedef struct {
     int k_overlap;        /* swapped, tf32 modes (default; -fno-wgmma-k-overlap): a wgmma group per 2 k8 steps, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
-    int x3_pair;          /* -fwgmma-x3-pair (3xtf32, swapped): the step sums span two stages, so
-                           * the consumers wait for their wgmmas and add once every second stage;
-                           * they hold two stages (released together after that wait) */
-    LLVMValueRef x3_zero; /* x3_pair, in the consumers' stage: i32, nonzero where the stage's first
-                           * wgmmas start the sums from zero (an even step) */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
     TirElem elem;         /* ss: the inputs' element type */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
+    LLVMValueRef spare32, x3flags32; /* swapped 3xtf32: the spare tile for a stage's hic copy of A, and
+                                      * a word a stage, nonzero where the spare holds it (a warp a byte) */
+    LLVMValueRef x3_hic;  /* swapped 3xtf32, in the consumers' stage: the hic copy's descriptor (the
+                           * spare's where the stage's flag is set, else big's: the same values) */
     int tma;              /* the kernel takes tensor maps (lower_wgmma_tma.c): a producer loop
                            * version copies by TMA; swapped: B's stage tile is panels (b128) */
     int tma_now;          /* the producer loop version being emitted is the TMA one */
@@ -111,6 +110,9 @@ typedef struct {
  * distinct banks. */
 enum { B_PAD = 32 };
 static inline uint32_t raw_b_row_bytes(uint32_t bn) { return bn * 4 + B_PAD; }
+/* The swapped product's copies of A in a stage: 3xtf32's big and small (its
+ * hic in the spare tile), else one. */
+static inline uint32_t swapped_a_copies(const Pipe *P) { return P->copies == 3 ? 2 : P->copies; }
 
 static inline LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
 static inline LLVMValueRef c64(Lower *L, int64_t v) { return lw_const_i64(L, v); }
@@ -138,8 +140,10 @@ void wg_loop_close(Lower *L, Loop *lp);
  * out[0] = the rounded value (or x for tf32-trunc); 3xtf32: big, small and
  * the masked big. */
 void wg_split(Pipe *P, LLVMValueRef x, LLVMValueRef out[3]);
-/* wg_split() for n <= 16 elements at once, out[c][i] = copy c of x[i]. */
-void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16]);
+/* wg_split() for n <= 16 elements at once, out[c][i] = copy c of x[i];
+ * *special (if not NULL): i1, some element not finite or rounding to Inf
+ * (3xtf32: its hic copy is not its big one). */
+void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16], LLVMValueRef *special);
 /* Byte offset of 16-byte chunk `chunk` of 128-byte row `row` under the
  * 128-byte swizzle: chunk ^ (row % 8). */
 LLVMValueRef wg_swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk);

@@ -27,6 +27,7 @@
 
 #include "compiler/lower_wgmma.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The swapped product's producer warpgroups: two (one copying, one
@@ -335,7 +336,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     LLVMPositionBuilderAtEnd(b, adone);
 
     if (P->tma) { /* the panel layout (the TMA's): no row is contiguous in it */
-        b_panel_copies(P, xb, k, lt, LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), ""));
+        b_panel_copies(P, xb, k, lt, LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), ""));
         lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
         return;
     }
@@ -343,7 +344,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
      * rows 8w .. 8w+7, a bulk copy each (one elected thread: the bulk copy
      * takes uniform operands); else a quarter of row lt / 4 per thread,
      * element by element */
-    LLVMValueRef bbase = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    LLVMValueRef bbase = LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), "");
     LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, P->bn), LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
     fb = LLVMBuildAnd(b, fb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
     LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.whole");
@@ -397,17 +398,62 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
  * chunks lt, lt + 128, .. (a warp 512 contiguous bytes). tf32-trunc leaves
  * it as it is: the tensor cores truncate. */
 /* Rounds (splits) n <= 4 16-byte chunks at ring offsets off[] in place;
- * copy c > 0 of a chunk goes copy_bytes * c further. */
-static void swp_round_chunks(Pipe *P, const LLVMValueRef *off, uint32_t n, uint32_t copy_bytes)
+ * copy c > 0 of a chunk goes copy_bytes * c further (3xtf32: big and small;
+ * its hic copy is x3_spare()'s). Returns i1: some chunk's big not finite. */
+static LLVMValueRef swp_round_chunks(Pipe *P, const LLVMValueRef *off, uint32_t n, uint32_t copy_bytes)
 {
     Lower *L = P->L;
-    LLVMValueRef v[16], o[3][16];
+    LLVMValueRef v[16], o[3][16], special;
     for (uint32_t i = 0; i < n; i++)
         wg_ld_shared_v4(L, P->ring, off[i], &v[4 * i]);
-    wg_split_batch(P, v, 4 * n, o);
+    wg_split_batch(P, v, 4 * n, o, &special);
     for (uint32_t i = 0; i < n; i++)
-        for (uint32_t c = 0; c < P->copies; c++)
+        for (uint32_t c = 0; c < swapped_a_copies(P); c++)
             wg_st_shared_v4(L, P->ring, c ? LLVMBuildAdd(L->b, off[i], c32(L, c * copy_bytes), "") : off[i], &o[c][4 * i]);
+    return special;
+}
+
+/* 3xtf32's hic copy of step j's A tile (stage s; thread lt's chunks start at
+ * ring offset off0, WARPGROUP * 16 bytes apart): hic differs from big only
+ * where big is not finite (there it is 0, so that an Inf in A meets no zero
+ * small part of B in small-times-hic). A stage whose big is all finite has
+ * none to write: the consumers take big for it. Otherwise the producers
+ * write it to the one spare tile, once every step before j has been
+ * released (no wgmma reads the spare any more), and set the stage's flag
+ * (each warp its byte, from a vote); the consumers read the flag after
+ * full[s]. The producer warpgroup meets on named barrier 2 between the
+ * flag's bytes and its reading. */
+static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, LLVMValueRef off0, uint32_t chunks,
+                     LLVMValueRef special)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
+    LLVMValueRef in[2] = {LLVMBuildZExt(b, special, L->t_i32, ""),
+                          LLVMBuildAdd(b, fa, LLVMBuildLShr(b, lt, c32(L, 5), ""), "")};
+    lw_asm(L, void_t(L),
+           "{\n\t.reg .pred p, q;\n\t.reg .b32 lane, v;\n\tsetp.ne.b32 p, $0, 0;\n\t"
+           "vote.sync.any.pred q, p, 0xffffffff;\n\tselp.b32 v, 1, 0, q;\n\tmov.u32 lane, %laneid;\n\t"
+           "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$1], v;\n\tbar.sync 2, 128;\n\t}",
+           "r,r,~{memory}", in, 2, SEC);
+    LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
+    LLVMBasicBlockRef done = if_open(L, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), "x3.hic");
+    /* step j - 1 released, so every step before it (the consumers release in order) */
+    wg_wait_step(P, P->empty32, LLVMBuildAdd(b, j, c32(L, P->stages - 1), ""), 1);
+    LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
+    LLVMValueRef spare_off = LLVMBuildSub(b, LLVMBuildSub(b, P->spare32, P->ring32, ""), soff, ""); /* from a stage chunk */
+    LLVMTypeRef f = L->t_f32;
+    for (uint32_t i = 0; i < chunks; i++) {
+        LLVMValueRef off = LLVMBuildAdd(b, off0, c32(L, i * WARPGROUP * 16), ""), e[4];
+        wg_ld_shared_v4(L, P->ring, off, e);
+        for (uint32_t k = 0; k < 4; k++) {
+            LLVMValueRef ax = lw_call(L, "llvm.fabs", &f, 1, &e[k], 1);
+            e[k] = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, LLVMConstReal(f, INFINITY), ""), e[k],
+                                   LLVMConstReal(f, 0.0), "hic");
+        }
+        wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off, spare_off, ""), e);
+    }
+    if_close(L, done);
 }
 
 static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
@@ -428,13 +474,17 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE && !rne_by_tma
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
+    LLVMValueRef special = NULL;
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef off[4];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
         for (uint32_t i = 0; i < n; i++)
             off[i] = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
-        swp_round_chunks(P, off, n, P->bm * ROW_BYTES);
+        LLVMValueRef sp = swp_round_chunks(P, off, n, P->bm * ROW_BYTES);
+        special = special ? LLVMBuildOr(b, special, sp, "") : sp;
     }
+    if (P->copies == 3 && chunks)
+        x3_spare(P, j, s, lt, off0, chunks, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
         uint32_t per_row = P->bn / 4, chunks_b = 32 * per_row / WARPGROUP;
         LLVMValueRef b0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
@@ -610,8 +660,9 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
             for (uint32_t r = 0; r < P->blocks; r++, d++) {
                 uint32_t ca = npairs == 3 ? wg_pairs3[p][0] : 0, cb = npairs == 3 ? wg_pairs3[p][1] : 0;
                 memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
-                int64_t adda = ((int64_t)ca * P->bm * ROW_BYTES + j * 32) >> 4;
-                w[d].desc = LLVMBuildAdd(P->L->b, da, c64(P->L, adda), "");
+                /* A copies 0 and 1 in the stage, 3xtf32's hic (2) where P->x3_hic says */
+                int64_t adda = ((int64_t)(ca == 2 ? 0 : ca) * P->bm * ROW_BYTES + j * 32) >> 4;
+                w[d].desc = LLVMBuildAdd(P->L->b, ca == 2 ? P->x3_hic : da, c64(P->L, adda), "");
                 w[d].acc0 = r * per;
                 w[d].from_zero = from_zero && j == j0 && p == 0;
             }
@@ -663,7 +714,7 @@ static void swp_round_frags(Pipe *P, LLVMValueRef raw[16], uint32_t r, uint32_t 
     if (P->b_ready) /* rounded where it lies (by the producers, the TMA or the launch's copies) */
         memcpy(o[0], raw, sizeof o[0]);
     else
-        wg_split_batch(P, raw, 4 * kg, o);
+        wg_split_batch(P, raw, 4 * kg, o, NULL);
     for (uint32_t j = 0; j < kg; j++)
         for (uint32_t e = 0; e < 4; e++)
             for (uint32_t c = 0; c < P->copies; c++)
@@ -686,7 +737,7 @@ void swapped_frags(Pipe *P)
     LLVMValueRef t = LLVMBuildAnd(b, L->tid, c32(L, 3), "");
     LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
                                    g, "");
-    P->frag_base = c32(L, P->copies * P->bm * ROW_BYTES);
+    P->frag_base = c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES);
     if (P->b128) { /* block r's rows g, g + 8 are columns n, n + 1 (Layout.nperm): [r][k / 4] */
         LLVMValueRef G0 = LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, P->blocks), "");
         LLVMValueRef nb = layout_nperm_row(L, G0, g);
@@ -711,12 +762,9 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
      * group waits, so the next group's fragments load while one runs; with
      * k_overlap every group (two k8 steps: one each was 5-10% slower than
      * waiting per stage, bench/NOTES.md v8) waits for the one before only */
-    uint32_t kg = P->copies == 3 && !P->k_overlap ? (P->L->o->wgmma_x3_one_group ? 4 : 2)
-                  : P->copies == 3 || P->split || P->k_overlap ? 2 : 4;
+    uint32_t kg = P->copies == 3 ? (P->L->o->wgmma_x3_one_group ? 4 : 2) : P->split || P->k_overlap ? 2 : 4;
     LLVMValueRef *part = acc;
-    if (P->x3_pair) { /* the sums carried from the step before where it was even (consumer()) */
-        part = acc + nacc;
-    } else if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
+    if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);
         if (!part)
             return;
@@ -755,7 +803,7 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
             swp_round_frags(P, raw[r], r, kg, f);
         }
     }
-    if (P->copies == 3 && !P->x3_pair)
+    if (P->copies == 3)
         for (uint32_t r = 0; r < nacc; r++)
             acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
 }

@@ -318,7 +318,7 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     lw_asm(L, void_t(L), "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", tx, 2, SE);
     LLVMValueRef ka[2] = {coord(L, k), coord(L, xa->i0)};
     tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);
-    LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, P->copies * P->bm * ROW_BYTES), "");
+    LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), "");
     if (P->cluster) { /* this block's half of the panels, p % 2 == rank, to both blocks */
         LLVMBasicBlockRef shared = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.multicast");
         LLVMBasicBlockRef alone = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.own");

@@ -363,7 +363,7 @@ static void transform_step(Pipe *P, LLVMValueRef j, LLVMValueRef slot, LLVMValue
             }
             wg_ld_shared_v4(L, P->ring, off, &v[4 * i]);
         }
-        wg_split_batch(P, v, 16, o);
+        wg_split_batch(P, v, 16, o, NULL);
         for (uint32_t jj = 0; jj < 4; jj++) { /* row n = 4nc + jj of B^T: column jj of the 4 rows */
             LLVMValueRef off;
             if (h) {
@@ -488,7 +488,7 @@ void transposed_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef
                 raw[4 * (j - j0) + e] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx),
                                                                                     P->ring, &off, 1, ""), "");
             }
-        wg_split_batch(P, raw, 4 * kg, o);
+        wg_split_batch(P, raw, 4 * kg, o, NULL);
         for (uint32_t j = j0; j < j0 + kg; j++)
             for (uint32_t e = 0; e < 4; e++)
                 for (uint32_t c = 0; c < P->copies; c++)

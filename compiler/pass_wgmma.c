@@ -81,17 +81,20 @@ uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t sta
 }
 
 /* The swapped product's stage (-fwgmma-swapped): the A operand, BM rows of
- * 128 bytes once per copy, then the raw B tile, 32 rows of BN f32 each
+ * 128 bytes once per copy (3xtf32: big and small; its third copy, hic, goes
+ * to a spare tile beside the stages where a stage needs it,
+ * lower_wgmma_swapped.c), then the raw B tile, 32 rows of BN f32 each
  * padded by 32 bytes (conflict-free fragment reads); no producer slots;
- * three barriers per stage (full, empty, landed). */
+ * three barriers per stage (full, empty, landed), and for 3xtf32 a flag. */
 uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p)
 {
-    return (p == PREC_3XTF32 ? 3u : 1u) * bm * 128u + 32u * (bn * 4u + 32u);
+    return (p == PREC_3XTF32 ? 2u : 1u) * bm * 128u + 32u * (bn * 4u + 32u);
 }
 
 uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages)
 {
-    return stages * wgmma_swapped_stage_bytes(bm, bn, p) + 24u * stages + 1024u;
+    uint32_t x3 = p == PREC_3XTF32 ? bm * 128u + 4u * stages : 0; /* the spare tile, the flags */
+    return stages * wgmma_swapped_stage_bytes(bm, bn, p) + x3 + 24u * stages + 1024u;
 }
 
 /* The swapped product's shapes: the A tile is wgmma's N (64..256), B's

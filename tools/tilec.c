@@ -106,8 +106,6 @@ static const char usage[] =
     "  -fno-wgmma-x3-one-group  3xtf32's consumers issue a stage's wgmmas as two\n"
     "                       groups, each waited for (default: one group, one wait;\n"
     "                       1-2.5% faster on the H200)\n"
-    "  -fwgmma-x3-pair      experimental (19% slower on the H200): 3xtf32's step sums\n"
-    "                       over two stages, one wait and add every second stage\n"
     "  -fwgmma-tma-only     with TMA, no copies of the kernel's own where every\n"
     "                       program's boxes are provably aligned; a launch must pass\n"
     "                       every map (the runtime stages views no map describes;\n"

@@ -113,6 +113,10 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
     if (s->special) {
         A[0] = NAN;                   /* batch 0, row 0: NaN in every mode */
         A[1 * sam + 1 * sak] = INFINITY; /* row 1: Inf (or NaN where a product is Inf*0) */
+        if (s->M > 3 && s->K > 64) { /* later K steps too, finite ones between (3xtf32's spare tile) */
+            A[2 * sam + (size_t)(s->K / 2) * sak] = -INFINITY;
+            A[3 * sam + (size_t)(s->K - 1) * sak] = INFINITY;
+        }
     }
     for (size_t i = 0; i < na; i++) { /* what the device sees, as f32 */
         if (!strcmp(c->elem, "f16")) {
@@ -644,11 +648,14 @@ int main(void)
              * batch; N % 8 != 0, whose B panels the TMA cannot bound) */
             Shape s3 = {300, 520, 333, 1, 0, 0, 0, 0, 1}, s4 = {260, 304, 100, 2, 0, 0, 1, 0, 1},
                   s5 = {300, 522, 333, 1, 0, 0, 0, 0, 1};
+            /* Inf and NaN at K steps 0, 5 and 10 of 11 (TMA where it applies) */
+            Shape s6 = {300, 520, 333, 1, 0, 0, 1, 0, 1};
             run_case(rt, mod, &c, &s1, seed++);
             run_case(rt, mod, &c, &s2, seed++);
             run_case(rt, mod, &c, &s3, seed++);
             run_case(rt, mod, &c, &s4, seed++);
             run_case(rt, mod, &c, &s5, seed++);
+            run_case(rt, mod, &c, &s6, seed++);
             tilecModuleUnload(&mod);
         }
     /* the f16/bf16 pipeline's tiles (64 k a step, 64 rows of C per consumer
