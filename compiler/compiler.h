@@ -88,7 +88,7 @@ typedef struct {
                                 * and emitted apart on a thread of its own, its PTX then spliced into the
                                 * entry (ptx_splice.c; bench/NOTES.md v21) */
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
-                                * +1-2.5% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
+                                * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */

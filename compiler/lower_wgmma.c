@@ -702,6 +702,9 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         *smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
     } else if (P.swapped) {
         P.producers = swapped_producers(P.bm, P.bn, P.consumers, P.prec, P.stages, L->o->wgmma_one_producer);
+        if (P.copies == 3 && P.producers != 1) /* x3_spare's named barrier counts one warpgroup */
+            lw_error(L, (TirLoc){0}, "internal error: 3xtf32's swapped pipeline with %u producer warpgroups",
+                     P.producers);
         P.stage_bytes = wgmma_swapped_stage_bytes(P.bm, P.bn, P.prec);
         P.blocks = P.bn / (64 * (P.consumers / WARPGROUP));
         P.unaligned = L->o->wgmma_unaligned;

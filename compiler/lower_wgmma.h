@@ -13,7 +13,10 @@
  * p + P*u (once stage step % S is empty) and finishing step p + P*(u - lag)
  * (its data rounded into place, the stage released on full[stage]); the
  * consumer warpgroups wait on full[], run their wgmmas and release the stage
- * on empty[]. unit/test_passes models it (no deadlock for P * lag < S).
+ * on empty[]. unit/test_passes models it (no deadlock for P * lag < S);
+ * not modelled there: 3xtf32's producers, finishing step j of a stage with
+ * a non-finite element, also wait for the release of step j - 1 (x3_spare in
+ * lower_wgmma_swapped.c), which needs only steps they have finished.
  */
 #ifndef TILEC_LOWER_WGMMA_H
 #define TILEC_LOWER_WGMMA_H

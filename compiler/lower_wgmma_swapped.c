@@ -474,16 +474,15 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE && !rne_by_tma
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
-    LLVMValueRef special = NULL;
+    LLVMValueRef special = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
     for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
         LLVMValueRef off[4];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
         for (uint32_t i = 0; i < n; i++)
             off[i] = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
-        LLVMValueRef sp = swp_round_chunks(P, off, n, P->bm * ROW_BYTES);
-        special = special ? LLVMBuildOr(b, special, sp, "") : sp;
+        special = LLVMBuildOr(b, special, swp_round_chunks(P, off, n, P->bm * ROW_BYTES), "");
     }
-    if (P->copies == 3 && chunks)
+    if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
         x3_spare(P, j, s, lt, off0, chunks, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
         uint32_t per_row = P->bn / 4, chunks_b = 32 * per_row / WARPGROUP;
@@ -762,7 +761,10 @@ void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
      * group waits, so the next group's fragments load while one runs; with
      * k_overlap every group (two k8 steps: one each was 5-10% slower than
      * waiting per stage, bench/NOTES.md v8) waits for the one before only */
-    uint32_t kg = P->copies == 3 ? (P->L->o->wgmma_x3_one_group ? 4 : 2) : P->split || P->k_overlap ? 2 : 4;
+    /* 3xtf32: one group where a consumer warpgroup holds one 64-column block (with two or more the
+     * fragments of 4 k8 steps spilled: 556 bytes at 64x256) */
+    uint32_t kg = P->copies == 3 ? (P->L->o->wgmma_x3_one_group && P->blocks == 1 ? 4 : 2)
+                                 : P->split || P->k_overlap ? 2 : 4;
     LLVMValueRef *part = acc;
     if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);

@@ -31,7 +31,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma_tma_direct = 0; /* experimental: passes gpu_test_gemm, timings mixed (bench/NOTES.md v11, v12) */
     o->persistent = TC_PERSISTENT_AUTO; /* the f32 pipeline: small K +33%, large shapes within 1.5% (bench/NOTES.md v16) */
     o->role_functions = 1; /* the same kernel speed on the H100, -40% compile on 16 cores (bench/NOTES.md v21, v24) */
-    o->wgmma_x3_one_group = 1; /* 3xtf32 +1-2.5% on the H200 (bench/NOTES.md v25) */
+    o->wgmma_x3_one_group = 1; /* 3xtf32 +1-4% on the H200 (bench/NOTES.md v25) */
     o->keep_llvm_ir = 1;
 }
 

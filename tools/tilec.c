@@ -105,7 +105,7 @@ static const char usage[] =
     "                       where it would take two\n"
     "  -fno-wgmma-x3-one-group  3xtf32's consumers issue a stage's wgmmas as two\n"
     "                       groups, each waited for (default: one group, one wait;\n"
-    "                       1-2.5% faster on the H200)\n"
+    "                       1-4% faster on the H200)\n"
     "  -fwgmma-tma-only     with TMA, no copies of the kernel's own where every\n"
     "                       program's boxes are provably aligned; a launch must pass\n"
     "                       every map (the runtime stages views no map describes;\n"

@@ -61,7 +61,7 @@ typedef struct {
 typedef struct {
     int M, N, K, batch;
     int trans_a, trans_b; /* A stored as K x M (column-major A), B as N x K */
-    int special;          /* put Inf and NaN into the inputs */
+    int special;          /* put Inf and NaN into the inputs (2: an Inf at every K step too) */
     int sample_rows;      /* check only this many rows per batch (0 = all) */
     int aligned;          /* row and batch strides multiples of 8 elements (else K + 3, N + 1, ...):
                            * the TMA copies' case (-fwgmma-tma) */
@@ -117,6 +117,8 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
             A[2 * sam + (size_t)(s->K / 2) * sak] = -INFINITY;
             A[3 * sam + (size_t)(s->K - 1) * sak] = INFINITY;
         }
+        for (int i = 0; s->special == 2 && 4 + i < s->M && 32 * i < s->K; i++) /* consecutive steps */
+            A[(size_t)(4 + i) * sam + (size_t)(32 * i + i % 7) * sak] = i % 2 ? -INFINITY : INFINITY;
     }
     for (size_t i = 0; i < na; i++) { /* what the device sees, as f32 */
         if (!strcmp(c->elem, "f16")) {
@@ -202,7 +204,7 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
     }
     printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
            c->arch, c->precision, c->elem, "", M, N, K, nb, s->trans_a ? " At" : "", s->trans_b ? " Bt" : "",
-           s->special ? " inf/nan" : "", checked, worst, tol, bad ? "FAIL" : "ok");
+           s->special == 2 ? " inf/nan every step" : s->special ? " inf/nan" : "", checked, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
     tilecFree(rt, dA);
     tilecFree(rt, dB);
@@ -648,14 +650,18 @@ int main(void)
              * batch; N % 8 != 0, whose B panels the TMA cannot bound) */
             Shape s3 = {300, 520, 333, 1, 0, 0, 0, 0, 1}, s4 = {260, 304, 100, 2, 0, 0, 1, 0, 1},
                   s5 = {300, 522, 333, 1, 0, 0, 0, 0, 1};
-            /* Inf and NaN at K steps 0, 5 and 10 of 11 (TMA where it applies) */
-            Shape s6 = {300, 520, 333, 1, 0, 0, 1, 0, 1};
+            /* Inf and NaN at K steps 0, 5 and 10 of 11 (TMA where it applies); for 3xtf32 also an
+             * Inf at every step (its spare tile, written again each step once the one before is
+             * released) */
+            Shape s6 = {300, 520, 333, 1, 0, 0, 1, 0, 1}, s7 = {300, 520, 333, 1, 0, 0, 2, 0, 1};
             run_case(rt, mod, &c, &s1, seed++);
             run_case(rt, mod, &c, &s2, seed++);
             run_case(rt, mod, &c, &s3, seed++);
             run_case(rt, mod, &c, &s4, seed++);
             run_case(rt, mod, &c, &s5, seed++);
             run_case(rt, mod, &c, &s6, seed++);
+            if (!strcmp(c.precision, "3xtf32"))
+                run_case(rt, mod, &c, &s7, seed++);
             tilecModuleUnload(&mod);
         }
     /* the f16/bf16 pipeline's tiles (64 k a step, 64 rows of C per consumer
