@@ -891,11 +891,12 @@ static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
 {
     static const char *const f32_modes[] = {"tf32-rna", "tf32-rne", "tf32-trunc", "3xtf32", "ieee"};
     const char *mode = in_list(o->modes, "tf32-rna") ? "tf32-rna" : NULL;
-    for (const char *p = o->modes; p && *p && !mode; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    for (const char *p = o->modes; p && *p && !mode;) { /* else the list's first f32 mode */
         size_t n = strcspn(p, ",");
         for (size_t m = 0; m < sizeof f32_modes / sizeof f32_modes[0]; m++)
             if (strlen(f32_modes[m]) == n && !strncmp(p, f32_modes[m], n))
                 mode = f32_modes[m];
+        p += n + (p[n] == ',');
     }
     if (!mode) {
         fprintf(stderr, "compile time: no f32 mode in --modes: no compile rows\n");

@@ -442,12 +442,6 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->swapped) /* B is read from where the bulk copies wrote it: observe their barrier too */
         wg_wait_step(P, P->landed32, it, 0);
     LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
-    if (P->swapped && P->copies == 3) { /* where the stage's hic copy is (swp_transform) */
-        LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
-        LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
-        P->x3_hic = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), wg_descriptor(L, P->spare32),
-                                    wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, "")), "hic");
-    }
     LLVMValueRef *cur = lw_regs(L, nacc);
     if (!cur)
         return;
@@ -463,11 +457,11 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->ss) {
         ss_stage(P, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->k_overlap) {
-        swapped_stage(P, soff, cur, nacc, rel_addr, rel_if);
+        swapped_stage(P, s, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->ffma) {
         ffma_stage(P, soff, cur, nacc);
     } else if (P->swapped) {
-        swapped_stage(P, soff, cur, nacc, NULL, NULL);
+        swapped_stage(P, s, soff, cur, nacc, NULL, NULL);
     } else {
         transposed_stage(P, soff, db, cur, nacc);
     }

@@ -59,8 +59,6 @@ typedef struct {
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
     LLVMValueRef spare32, x3flags32; /* swapped 3xtf32: the spare tile for a stage's hic copy of A, and
                                       * a word a stage, nonzero where the spare holds it (a warp a byte) */
-    LLVMValueRef x3_hic;  /* swapped 3xtf32, in the consumers' stage: the hic copy's descriptor (the
-                           * spare's where the stage's flag is set, else big's: the same values) */
     int tma;              /* the kernel takes tensor maps (lower_wgmma_tma.c): a producer loop
                            * version copies by TMA; swapped: B's stage tile is panels (b128) */
     int tma_now;          /* the producer loop version being emitted is the TMA one */
@@ -194,10 +192,11 @@ LLVMValueRef swapped_b_offset(Pipe *P, LLVMValueRef k, LLVMValueRef n);
 /* The thread's B fragment offsets in a stage (P->frag_base, P->frag), once
  * before the consumers' K loop: they depend on the thread alone. */
 void swapped_frags(Pipe *P);
-/* With k_overlap, rel_addr/rel_if: the barrier to arrive on (where rel_if
- * holds) once the stage's first group has left only itself in flight. */
-void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
-                   LLVMValueRef rel_if);
+/* Stage s (at ring offset soff). With k_overlap, rel_addr/rel_if: the
+ * barrier to arrive on (where rel_if holds) once the stage's first group has
+ * left only itself in flight. */
+void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
+                   LLVMValueRef rel_addr, LLVMValueRef rel_if);
 
 /* lower_wgmma_tma.c */
 /* i1: the launch's tensor maps were both encoded and the boxes' innermost

@@ -27,7 +27,6 @@
 
 #include "compiler/lower_wgmma.h"
 
-#include <math.h>
 #include <string.h>
 
 /* The swapped product's producer warpgroups: two (one copying, one
@@ -440,16 +439,16 @@ static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, L
     LLVMBasicBlockRef done = if_open(L, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), "x3.hic");
     /* step j - 1 released, so every step before it (the consumers release in order) */
     wg_wait_step(P, P->empty32, LLVMBuildAdd(b, j, c32(L, P->stages - 1), ""), 1);
-    LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
-    LLVMValueRef spare_off = LLVMBuildSub(b, LLVMBuildSub(b, P->spare32, P->ring32, ""), soff, ""); /* from a stage chunk */
-    LLVMTypeRef f = L->t_f32;
+    /* from a chunk of the stage to its place in the spare tile (just past the ring) */
+    LLVMValueRef spare_off = LLVMBuildSub(b, c32(L, P->stages * P->stage_bytes),
+                                          LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
+    TirInst mask = {.op = OP_MASK_NONFINITE};
     for (uint32_t i = 0; i < chunks; i++) {
         LLVMValueRef off = LLVMBuildAdd(b, off0, c32(L, i * WARPGROUP * 16), ""), e[4];
         wg_ld_shared_v4(L, P->ring, off, e);
-        for (uint32_t k = 0; k < 4; k++) {
-            LLVMValueRef ax = lw_call(L, "llvm.fabs", &f, 1, &e[k], 1);
-            e[k] = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, LLVMConstReal(f, INFINITY), ""), e[k],
-                                   LLVMConstReal(f, 0.0), "hic");
+        for (uint32_t k = 0; k < 4; k++) { /* hic = mask_nonfinite(big, big), as wg_split() */
+            LLVMValueRef bb[2] = {e[k], e[k]};
+            e[k] = ew_apply(L, OP_MASK_NONFINITE, ELEM_F32, bb, 2, &mask);
         }
         wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off, spare_off, ""), e);
     }
@@ -647,9 +646,9 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
 
 /* The wgmmas of k8 steps j0 .. j0+nk-1 of one stage, every block: block
  * r's accumulators are acc[r * BM/2 ..], its register operand
- * f[copy][r][j - j0][4] (i32), A by descriptor (da: A copy 0 of the stage).
+ * f[copy][r][j - j0][4] (i32), A copy c by descriptor da[c].
  * from_zero: each block's first wgmma ignores its accumulators. */
-static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, LLVMValueRef da,
+static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, const LLVMValueRef da[3],
                           LLVMValueRef *acc, uint32_t nacc, int from_zero, int pending)
 {
     uint32_t npairs = P->copies == 3 ? 3 : 1, per = P->bm / 2, d = 0;
@@ -659,9 +658,7 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
             for (uint32_t r = 0; r < P->blocks; r++, d++) {
                 uint32_t ca = npairs == 3 ? wg_pairs3[p][0] : 0, cb = npairs == 3 ? wg_pairs3[p][1] : 0;
                 memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
-                /* A copies 0 and 1 in the stage, 3xtf32's hic (2) where P->x3_hic says */
-                int64_t adda = ((int64_t)(ca == 2 ? 0 : ca) * P->bm * ROW_BYTES + j * 32) >> 4;
-                w[d].desc = LLVMBuildAdd(P->L->b, ca == 2 ? P->x3_hic : da, c64(P->L, adda), "");
+                w[d].desc = LLVMBuildAdd(P->L->b, da[ca], c64(P->L, j * 32 >> 4), "");
                 w[d].acc0 = r * per;
                 w[d].from_zero = from_zero && j == j0 && p == 0;
             }
@@ -748,15 +745,24 @@ void swapped_frags(Pipe *P)
         P->frag_base = LLVMBuildAdd(b, P->frag_base, swapped_b_offset(P, t, n0), "");
 }
 
-void swapped_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
-                   LLVMValueRef rel_if)
+void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
+                   LLVMValueRef rel_addr, LLVMValueRef rel_if)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef base = LLVMBuildAdd(b, soff, P->frag_base, "");
     FragOffsets bfrag = {{NULL}};
     memcpy(bfrag, P->frag, sizeof bfrag);
-    LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, ""));
+    /* A's copies: big (or the one rounded copy); 3xtf32's small after it, and its hic: big where
+     * the stage's big is all finite, else the spare tile (its flag: x3_spare) */
+    LLVMValueRef da[3] = {wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, "")), NULL, NULL};
+    if (P->copies == 3) {
+        da[1] = LLVMBuildAdd(b, da[0], c64(L, P->bm * ROW_BYTES >> 4), "");
+        LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
+        LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
+        da[2] = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), wg_descriptor(L, P->spare32),
+                                da[0], "hic");
+    }
     /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs; with
      * k_overlap every group (two k8 steps: one each was 5-10% slower than
