@@ -1,6 +1,6 @@
 # Session 23, first device call (at most ~9.5 minutes): the benchmark with cuBLAS and Triton in the
 # same run (bench/run.sh, sm_90a, the default tiles) at 58e610a (session 22's final build: role
-# functions, 3xtf32's spare tile), then ncu profiles of 3xtf32 128x128 at 8192³ and ieee 128x128 at
+# functions, 3xtf32's spare tile), then 3xtf32 with g8/g4 against the 2-D grid, then ncu profiles of 3xtf32 128x128 at 8192³ and ieee 128x128 at
 # 4096³ (where each kernel's time goes: the 3xtf32 8192³ row is at 1.85x SGEMM on the H100, ieee at
 # 0.81x). carry ["carry/f.tar.xz"] (bin/: bench_gemm, libtilec_dev.so, gpu_test_gemm,
 # gpu_test_accuracy, tilec_static). Results come back as one tarball, res.tar.xz.
@@ -27,6 +27,9 @@ prof() { # name mode shape
   $NCU --import $R/$1.ncu-rep --page source --csv --print-source sass > $R/$1_sass.csv 2>&1
   grep -E 'Duration|Throughput|Issue Slots|Warp Cycles|Stall|Registers|Achieved' $R/$1_details.txt | head -30
 }
+# 3xtf32 in the grouped order (g8) against the 2-D grid at the shapes where it falls short
+timeout 60 $B/bin/bench_gemm --archs=sm_90a --modes=3xtf32 --shapes=8192,4096 --cfg=128x128x32w8,128x128x32w8g8,128x128x32w8g4 \
+  --target-ms=40 --warmup-ms=20 --compile-runs=1 2>&1 | grep -E '^\[|^ *(tilec|cublas sgemm)' | tr -s ' '; echo "g8 A/B t=$((SECONDS-S))"
 prof x3 3xtf32 8192
 prof ieee ieee 4096
 tar -C /tmp -cJf ${OUT:-/tmp}/res.tar.xz res
