@@ -88,6 +88,7 @@ typedef struct {
                                          * a stage, computed before the K loop; the FMA consumers'
                                          * (ffma_frags): frag_base its first A row's offset */
     LLVMValueRef ffma_chunk[8], ffma_bcol; /* ffma_frags: A's chunk ch under the row's swizzle, B's first column */
+    LLVMValueRef ffma_bk[8];              /* ffma_frags, b128: B's first run at k % 8 = j, less k * 128 */
 } Pipe;
 
 /* A counted loop: `i` runs from 0 while `i < n`; the caller adds its own phis

@@ -3,7 +3,10 @@
  * -fno-wgmma-ffma keeps ieee on the generic lowering).
  *
  * The producers fill the stages as for tf32-trunc (nothing rounded): A
- * K-major under the 128-byte swizzle, B as raw rows (lower_wgmma_swapped.c).
+ * K-major under the 128-byte swizzle, B as raw rows (lower_wgmma_swapped.c)
+ * or, with TMA, as 32-column panels under the same swizzle (P->b128: a run
+ * of 4 columns stays one 16-byte chunk, and a warp's 16 runs at one k fill
+ * 32 banks per panel).
  * The consumers compute C += A B with fp32 FMAs in k order, the same
  * arithmetic as the generic lowering, so ieee keeps its exact semantics.
  *
@@ -48,6 +51,27 @@ void ffma_frags(Pipe *P)
     for (uint32_t ch = 0; ch < BK / 4; ch++)
         P->ffma_chunk[ch] = LLVMBuildShl(b, LLVMBuildXor(b, swz, c32(L, ch), ""), c32(L, 4), "");
     P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");
+    if (P->tma) { /* b128 (wgmma_tma_maps): run 0 at k, less k * 128, for each k % 8 */
+        LLVMValueRef b0 = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), swapped_b_offset(P, c32(L, 0), c0), "");
+        LLVMValueRef ch = LLVMBuildAnd(b, LLVMBuildLShr(b, c0, c32(L, 2), ""), c32(L, 7), "");
+        b0 = LLVMBuildSub(b, b0, LLVMBuildShl(b, ch, c32(L, 4), ""), ""); /* the panel's row 0 */
+        for (uint32_t j = 0; j < 8; j++)
+            P->ffma_bk[j] = LLVMBuildAdd(b, b0, LLVMBuildShl(b, LLVMBuildXor(b, ch, c32(L, j), ""), c32(L, 4), ""), "");
+    }
+}
+
+/* Address of run h of the thread's B columns at k (a constant) in the stage
+ * whose bcol (raw rows) or bk (b128: ffma_bk there) is given. */
+static LLVMValueRef ffma_b_run(Pipe *P, const Layout *lay, LLVMValueRef bcol, LLVMValueRef *bk, uint32_t k, uint32_t h)
+{
+    Lower *L = P->L;
+    uint32_t dc = h * lay->tc * 16; /* bytes from run 0 */
+    if (!P->tma)
+        return LLVMBuildAdd(L->b, bcol, c32(L, k * raw_b_row_bytes(P->bn) + dc), "");
+    if (P->b128 && dc % 128 == 0) /* whole panels on: the same chunk, a constant further */
+        return LLVMBuildAdd(L->b, bk[k % 8], c32(L, k * 128 + dc / 128 * BK * 128), "");
+    lw_error(L, (TirLoc){0}, "internal error: FMA consumers with B as %s", P->b128 ? "runs across chunks" : "8-column panels");
+    return bcol;
 }
 
 /* One stage: 8 chunks of 4 k. acc[i * ci + j]: row i, column j (run j / 4). */
@@ -57,13 +81,15 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     LLVMBuilderRef b = L->b;
     Layout lay = ffma_layout(P);
     uint32_t ri = lay.rows / lay.tr, ci = lay.cols / lay.tc, runs = ci / 4;
-    uint32_t rb = raw_b_row_bytes(P->bn);
     if (ri * ci != nacc || ri > 8 || (runs != 2 && runs != 4) || lay.tr % 8) { /* wgmma_ffma_grid() allows none */
         lw_error(L, (TirLoc){0}, "internal error: FMA pipeline tile %ux%u", P->bm, P->bn);
         return;
     }
     LLVMValueRef arow = LLVMBuildAdd(b, soff, P->frag_base, ""); /* A row r0 in the stage */
     LLVMValueRef bcol = LLVMBuildAdd(b, soff, P->ffma_bcol, "");
+    LLVMValueRef bk[8];
+    for (uint32_t j = 0; j < 8 && P->tma; j++) /* this stage's ffma_bk */
+        bk[j] = LLVMBuildAdd(b, soff, P->ffma_bk[j], "");
     LLVMTypeRef f32 = L->t_f32;
     for (uint32_t ch = 0; ch < BK / 4; ch++) {
         LLVMValueRef a[8][4], bv[4][4][4];
@@ -75,8 +101,7 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
         for (uint32_t q = 0; q < 4; q++) {
             for (uint32_t l = q; q % ahead == 0 && l < q + ahead; l++) /* k q .. q + ahead - 1, at their first */
                 for (uint32_t h = 0; h < runs; h++)
-                    wg_ld_shared_v4(L, P->ring,
-                                    LLVMBuildAdd(b, bcol, c32(L, (4 * ch + l) * rb + h * lay.tc * 16), ""), bv[l][h]);
+                    wg_ld_shared_v4(L, P->ring, ffma_b_run(P, &lay, bcol, bk, 4 * ch + l, h), bv[l][h]);
             for (uint32_t i = 0; i < ri; i++)
                 for (uint32_t j = 0; j < ci; j++) {
                     LLVMValueRef x[3] = {a[i][q], bv[q][j / 4][j % 4], acc[i * ci + j]};
