@@ -366,9 +366,14 @@ START_TEST(tma_maps_describe_views)
     ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 0);
     tir_module_free(m);
 
-    o.precision = PREC_IEEE; /* the FMA consumers read B's rows */
+    o.precision = PREC_IEEE; /* the FMA consumers read B's runs from 32-column panels, as tf32-trunc's */
     m = wg_module("", 32);
     ck_assert_int_eq(wg_mark(m, &o), 4);
+    ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
+    ck_assert_int_eq(t[0].dtype, TC_TMAP_F32);
+    ck_assert_int_eq(t[1].kind, TC_TMAP_ROWS);
+    ck_assert_int_eq(t[1].box[0], 32);
+    o.wgmma_tma_b128 = 0; /* not from 8-column panels: a half warp's runs would meet in 8 banks */
     ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 0);
     tir_module_free(m);
 }
