@@ -117,8 +117,10 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
             A[2 * sam + (size_t)(s->K / 2) * sak] = -INFINITY;
             A[3 * sam + (size_t)(s->K - 1) * sak] = INFINITY;
         }
-        for (int i = 0; s->special == 2 && 4 + i < s->M && 32 * i < s->K; i++) /* consecutive steps */
-            A[(size_t)(4 + i) * sam + (size_t)(32 * i + i % 7) * sak] = i % 2 ? -INFINITY : INFINITY;
+        /* consecutive steps, at k 9i mod 32 in step i: every k8 slice of a step in turn (with
+         * -fwgmma-x3-slices each has its own hic decision) */
+        for (int i = 0; s->special == 2 && 4 + i < s->M && 32 * i + 9 * i % 32 < s->K; i++)
+            A[(size_t)(4 + i) * sam + (size_t)(32 * i + 9 * i % 32) * sak] = i % 2 ? -INFINITY : INFINITY;
     }
     for (size_t i = 0; i < na; i++) { /* what the device sees, as f32 */
         if (!strcmp(c->elem, "f16")) {
