@@ -92,9 +92,6 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
-    int wgmma_x3_slices;       /* experimental (-fwgmma-x3-slices): 3xtf32's producer warp w splits k8 slice w
-                                * of A and writes hic for it alone where that slice's big is not finite; the
-                                * consumers pick big or the spare per k8 step (no producer barrier a step) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */

@@ -715,8 +715,6 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
          * wgmmas) -40% for rna (v13; without it 251.4 / 237.9 against 150.5 /
          * 155.4 at 4096^3 / 8192^3, v14) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE && P.bm <= 128;
-        /* one producer warpgroup: its 4 warps, the stage's 4 k8 slices */
-        P.x3_slices = P.copies == 3 && L->o->wgmma_x3_slices && P.producers == 1 && BK / 8 == 4 && P.bm % 32 == 0;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         P.b128 = P.tma && L->o->wgmma_tma_b128;
         /* not persistent: direct skips full[] under TMA, and a program without TMA would

@@ -41,8 +41,6 @@ typedef struct {
     LLVMValueRef lo;      /* i64: k of step 0 */
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
     int swapped;          /* the swapped product (default; -fno-wgmma-swapped: the older pipeline) */
-    int x3_slices;        /* 3xtf32, -fwgmma-x3-slices: producer warp w splits A's k8 slice w, hic per
-                           * slice (x3_spare), the consumers' hic descriptor per k8 step */
     int unaligned;        /* swapped: a producer loop of its own for misaligned operands (default) */
     int roles;            /* two producer warpgroups: one copies, the other rounds (-fno-wgmma-roles) */
     int round_b;          /* -fwgmma-round-b (with roles, tf32-rna/rne): B rounded in place by the

@@ -412,41 +412,31 @@ static LLVMValueRef swp_round_chunks(Pipe *P, const LLVMValueRef *off, uint32_t 
     return special;
 }
 
-/* 3xtf32's hic copy of step j's A tile (stage s; thread lt's chunks at ring
- * offsets off[0..chunks)): hic differs from big only where big is not
- * finite (there it is 0, so that an Inf in A meets no zero small part of B
- * in small-times-hic). Where big is all finite there is none to write: the
- * consumers take big. Otherwise the producers write it to the one spare
- * tile, once every step before j has been released (no wgmma reads the
- * spare any more), and set the stage's flag (each warp its byte, from a
- * vote); the consumers read the flag after full[s]. The whole tile: the
- * producer warpgroup meets on named barrier 2 between the flag's bytes and
- * its reading. With P->x3_slices warp w holds k8 slice w alone and decides
- * for it alone (flag byte w: the consumers' k8 step w), so no barrier. */
-static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, const LLVMValueRef *off,
-                     uint32_t chunks, LLVMValueRef special)
+/* 3xtf32's hic copy of step j's A tile (stage s; thread lt's chunks start at
+ * ring offset off0, WARPGROUP * 16 bytes apart): hic differs from big only
+ * where big is not finite (there it is 0, so that an Inf in A meets no zero
+ * small part of B in small-times-hic). A stage whose big is all finite has
+ * none to write: the consumers take big for it. Otherwise the producers
+ * write it to the one spare tile, once every step before j has been
+ * released (no wgmma reads the spare any more), and set the stage's flag
+ * (each warp its byte, from a vote); the consumers read the flag after
+ * full[s]. The producer warpgroup meets on named barrier 2 between the
+ * flag's bytes and its reading. */
+static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, LLVMValueRef off0, uint32_t chunks,
+                     LLVMValueRef special)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
     LLVMValueRef in[2] = {LLVMBuildZExt(b, special, L->t_i32, ""),
                           LLVMBuildAdd(b, fa, LLVMBuildLShr(b, lt, c32(L, 5), ""), "")};
-    LLVMValueRef write;
-    if (P->x3_slices) {
-        write = lw_asm(L, L->t_i32,
-                       "{\n\t.reg .pred p, q;\n\t.reg .b32 lane;\n\tsetp.ne.b32 p, $1, 0;\n\t"
-                       "vote.sync.any.pred q, p, 0xffffffff;\n\tselp.b32 $0, 1, 0, q;\n\tmov.u32 lane, %laneid;\n\t"
-                       "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$2], $0;\n\t}",
-                       "=r,r,r,~{memory}", in, 2, SEC);
-    } else {
-        lw_asm(L, void_t(L),
-               "{\n\t.reg .pred p, q;\n\t.reg .b32 lane, v;\n\tsetp.ne.b32 p, $0, 0;\n\t"
-               "vote.sync.any.pred q, p, 0xffffffff;\n\tselp.b32 v, 1, 0, q;\n\tmov.u32 lane, %laneid;\n\t"
-               "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$1], v;\n\tbar.sync 2, 128;\n\t}",
-               "r,r,~{memory}", in, 2, SEC);
-        write = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
-    }
-    LLVMBasicBlockRef done = if_open(L, LLVMBuildICmp(b, LLVMIntNE, write, c32(L, 0), ""), "x3.hic");
+    lw_asm(L, void_t(L),
+           "{\n\t.reg .pred p, q;\n\t.reg .b32 lane, v;\n\tsetp.ne.b32 p, $0, 0;\n\t"
+           "vote.sync.any.pred q, p, 0xffffffff;\n\tselp.b32 v, 1, 0, q;\n\tmov.u32 lane, %laneid;\n\t"
+           "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$1], v;\n\tbar.sync 2, 128;\n\t}",
+           "r,r,~{memory}", in, 2, SEC);
+    LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
+    LLVMBasicBlockRef done = if_open(L, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), "x3.hic");
     /* step j - 1 released, so every step before it (the consumers release in order) */
     wg_wait_step(P, P->empty32, LLVMBuildAdd(b, j, c32(L, P->stages - 1), ""), 1);
     /* from a chunk of the stage to its place in the spare tile (just past the ring) */
@@ -454,13 +444,13 @@ static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, c
                                           LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
     TirInst mask = {.op = OP_MASK_NONFINITE};
     for (uint32_t i = 0; i < chunks; i++) {
-        LLVMValueRef e[4];
-        wg_ld_shared_v4(L, P->ring, off[i], e);
+        LLVMValueRef off = LLVMBuildAdd(b, off0, c32(L, i * WARPGROUP * 16), ""), e[4];
+        wg_ld_shared_v4(L, P->ring, off, e);
         for (uint32_t k = 0; k < 4; k++) { /* hic = mask_nonfinite(big, big), as wg_split() */
             LLVMValueRef bb[2] = {e[k], e[k]};
             e[k] = ew_apply(L, OP_MASK_NONFINITE, ELEM_F32, bb, 2, &mask);
         }
-        wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off[i], spare_off, ""), e);
+        wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off, spare_off, ""), e);
     }
     if_close(L, done);
 }
@@ -484,30 +474,15 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
     LLVMValueRef special = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
-    /* chunk i: lt + 128 i (a warp 512 contiguous bytes); x3_slices: warp w's
-     * lane l takes k8 slice w (logical chunks 2w, 2w + 1) of rows l + 32 i',
-     * under the swizzle slot chunk ^ (row % 8) (a warp's 32 rows fill the
-     * 32 banks 4 times over) */
-    LLVMValueRef off[16], slot[2] = {NULL, NULL};
-    if (P->x3_slices) {
-        LLVMValueRef w = LLVMBuildLShr(b, lt, c32(L, 5), ""), l = LLVMBuildAnd(b, lt, c32(L, 31), "");
-        off0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), LLVMBuildShl(b, l, c32(L, 7), ""), "");
-        for (uint32_t h = 0; h < 2; h++) {
-            LLVMValueRef c = LLVMBuildAdd(b, LLVMBuildShl(b, w, c32(L, 1), ""), c32(L, h), "");
-            slot[h] = LLVMBuildShl(b, LLVMBuildXor(b, c, LLVMBuildAnd(b, l, c32(L, 7), ""), ""), c32(L, 4), "");
-        }
-    }
-    for (uint32_t i = 0; i < chunks && i < 16; i++)
-        off[i] = P->x3_slices ? LLVMBuildAdd(b, LLVMBuildAdd(b, off0, slot[i % 2], ""), c32(L, i / 2 * 32 * ROW_BYTES), "")
-                              : LLVMBuildAdd(b, off0, c32(L, i * WARPGROUP * 16), "");
-    if (chunks > 16)
-        lw_error(L, (TirLoc){0}, "internal error: %u chunks a producer thread", chunks);
-    for (uint32_t i0 = 0; i0 < chunks && chunks <= 16; i0 += 4) {
+    for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
+        LLVMValueRef off[4];
         uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
-        special = LLVMBuildOr(b, special, swp_round_chunks(P, off + i0, n, P->bm * ROW_BYTES), "");
+        for (uint32_t i = 0; i < n; i++)
+            off[i] = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
+        special = LLVMBuildOr(b, special, swp_round_chunks(P, off, n, P->bm * ROW_BYTES), "");
     }
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
-        x3_spare(P, j, s, lt, off, chunks <= 16 ? chunks : 0, special);
+        x3_spare(P, j, s, lt, off0, chunks, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
         uint32_t per_row = P->bn / 4, chunks_b = 32 * per_row / WARPGROUP;
         LLVMValueRef b0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");
@@ -671,11 +646,10 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
 
 /* The wgmmas of k8 steps j0 .. j0+nk-1 of one stage, every block: block
  * r's accumulators are acc[r * BM/2 ..], its register operand
- * f[copy][r][j - j0][4] (i32), A copy c by descriptor da[c] (hic, where
- * given: hic[j] at k8 step j, its offset included).
+ * f[copy][r][j - j0][4] (i32), A copy c by descriptor da[c].
  * from_zero: each block's first wgmma ignores its accumulators. */
 static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint32_t nk, const LLVMValueRef da[3],
-                          const LLVMValueRef *hic, LLVMValueRef *acc, uint32_t nacc, int from_zero, int pending)
+                          LLVMValueRef *acc, uint32_t nacc, int from_zero, int pending)
 {
     uint32_t npairs = P->copies == 3 ? 3 : 1, per = P->bm / 2, d = 0;
     Wgmma w[4 * 3 * 4]; /* k8 steps x products x blocks */
@@ -684,7 +658,7 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
             for (uint32_t r = 0; r < P->blocks; r++, d++) {
                 uint32_t ca = npairs == 3 ? wg_pairs3[p][0] : 0, cb = npairs == 3 ? wg_pairs3[p][1] : 0;
                 memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
-                w[d].desc = hic && ca == 2 ? hic[j] : LLVMBuildAdd(P->L->b, da[ca], c64(P->L, j * 32 >> 4), "");
+                w[d].desc = LLVMBuildAdd(P->L->b, da[ca], c64(P->L, j * 32 >> 4), "");
                 w[d].acc0 = r * per;
                 w[d].from_zero = from_zero && j == j0 && p == 0;
             }
@@ -781,18 +755,13 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
     memcpy(bfrag, P->frag, sizeof bfrag);
     /* A's copies: big (or the one rounded copy); 3xtf32's small after it, and its hic: big where
      * the stage's big is all finite, else the spare tile (its flag: x3_spare) */
-    LLVMValueRef da[3] = {wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, "")), NULL, NULL}, hic[4] = {NULL};
+    LLVMValueRef da[3] = {wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, "")), NULL, NULL};
     if (P->copies == 3) {
         da[1] = LLVMBuildAdd(b, da[0], c64(L, P->bm * ROW_BYTES >> 4), "");
         LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
         LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
-        LLVMValueRef spare = wg_descriptor(L, P->spare32);
-        da[2] = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), spare, da[0], "hic");
-        for (uint32_t j = 0; j < 4 && P->x3_slices; j++) { /* k8 step j: flag byte j (x3_spare) */
-            LLVMValueRef byte = LLVMBuildAnd(b, flag, c32(L, 0xffu << 8 * j), "");
-            hic[j] = LLVMBuildAdd(b, LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, byte, c32(L, 0), ""), spare, da[0], ""),
-                                  c64(L, j * 32 >> 4), "hic");
-        }
+        da[2] = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), wg_descriptor(L, P->spare32),
+                                da[0], "hic");
     }
     /* k8 steps per wgmma group; with split stages (P->split) only the last
      * group waits, so the next group's fragments load while one runs; with
@@ -833,7 +802,7 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
         for (uint32_t r = 0; ahead && r < P->blocks; r++)
             swp_load_frags(P, base, bfrag, r, j0 + kg, kg, raw[r]);
         int pending = P->k_overlap ? 1 : !P->split || j0 + kg == 4 ? 0 : WG_NO_WAIT;
-        swp_mma_group(P, f, j0, kg, da, P->x3_slices ? hic : NULL, part, nacc, P->copies == 3 && j0 == 0, pending);
+        swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, pending);
         if (P->k_overlap && j0 == 0) /* the stage before has no group in flight now */
             wg_release(P, rel_addr, rel_if);
         for (uint32_t r = 0; more && r < P->blocks; r++) {

@@ -76,7 +76,6 @@ static const struct {
     {"persistent", offsetof(TcOptions, persistent)},
     {"role-functions", offsetof(TcOptions, role_functions)},
     {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},
-    {"wgmma-x3-slices", offsetof(TcOptions, wgmma_x3_slices)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)

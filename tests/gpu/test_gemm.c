@@ -117,8 +117,7 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
             A[2 * sam + (size_t)(s->K / 2) * sak] = -INFINITY;
             A[3 * sam + (size_t)(s->K - 1) * sak] = INFINITY;
         }
-        /* consecutive steps, at k 9i mod 32 in step i: every k8 slice of a step in turn (with
-         * -fwgmma-x3-slices each has its own hic decision) */
+        /* consecutive steps, at k 9i mod 32 in step i: every k8 slice of a step in turn */
         for (int i = 0; s->special == 2 && 4 + i < s->M && 32 * i + 9 * i % 32 < s->K; i++)
             A[(size_t)(4 + i) * sam + (size_t)(32 * i + 9 * i % 32) * sak] = i % 2 ? -INFINITY : INFINITY;
     }
