@@ -47,8 +47,6 @@ typedef struct {
                                 * f32 pipeline with one producer warpgroup that issues and finishes
                                 * every step (384 threads at 8 warps, as cuBLAS's TF32 kernel), where it
                                 * would take two (bench/NOTES.md v20) */
-    int wgmma_ffma_warp;       /* experimental (-fwgmma-ffma-warp): each warp of the FMA consumers a 4 x 8
-                                * block of their thread grid (default: 2 x 16, the grid in row-major order) */
     int wgmma_ffma_wide;       /* experimental (-fwgmma-ffma-wide; slower on the H200, bench/NOTES.md v20,
                                 * its GPU tests pass): the FMA consumers
                                 * also take 8 x 16 a thread where 8 x 8 cannot cover the tile (256x128,

@@ -38,8 +38,6 @@ typedef struct {
     uint32_t rows, cols;
     uint32_t tr, tc;         /* BLOCKED: thread grid (tr * tc = threads) */
     uint8_t vec;             /* BLOCKED: a thread's columns in runs of vec (0 or 1: one at a time) */
-    uint8_t wr;              /* BLOCKED: 0, threads in the grid's row-major order; else each warp
-                              * a wr x (32 / wr) block of it (tc a multiple of 32 / wr) */
     uint32_t wm, wn, mt, nt; /* MMA: warp grid and fragments per warp */
     uint8_t trans;           /* MMA: registers of the transpose (see above) */
     uint8_t nperm;           /* MMA, trans: the swapped product's permuted rows (mt 1 or even) */

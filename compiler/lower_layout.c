@@ -95,7 +95,7 @@ int layout_eq(const Layout *a, const Layout *b)
         return 0;
     if (a->kind == LAYOUT_MMA)
         return a->wm == b->wm && a->wn == b->wn && a->trans == b->trans && a->nperm == b->nperm;
-    return a->tr == b->tr && a->tc == b->tc && run_cols(a) == run_cols(b) && a->wr == b->wr;
+    return a->tr == b->tr && a->tc == b->tc && run_cols(a) == run_cols(b);
 }
 
 /* Row and column of register 0 in the (untransposed) MMA layout. With
@@ -141,12 +141,6 @@ LLVMValueRef layout_base_row(Lower *L, const Layout *l)
 {
     if (l->kind == LAYOUT_MMA)
         return l->trans ? mma_base_col(L, l) : mma_base_row(L, l);
-    if (l->wr) { /* warp w, lane i: block row w / (tc / wc), lane row i / wc */
-        uint32_t wc = 32 / l->wr;
-        LLVMValueRef w = LLVMBuildUDiv(L->b, L->tid, lw_const_i32(L, 32 * (l->tc / wc)), "");
-        LLVMValueRef i = LLVMBuildUDiv(L->b, LLVMBuildURem(L->b, L->tid, lw_const_i32(L, 32), ""), lw_const_i32(L, wc), "");
-        return LLVMBuildAdd(L->b, LLVMBuildMul(L->b, w, lw_const_i32(L, l->wr), ""), i, "row");
-    }
     return LLVMBuildUDiv(L->b, L->tid, lw_const_i32(L, l->tc), "row");
 }
 
@@ -188,13 +182,6 @@ LLVMValueRef layout_base_col(Lower *L, const Layout *l)
     if (l->kind == LAYOUT_MMA)
         return l->trans ? mma_base_row(L, l) : mma_base_col(L, l);
     LLVMValueRef c = LLVMBuildURem(L->b, L->tid, lw_const_i32(L, l->tc), "col");
-    if (l->wr) { /* warp w, lane i: block column w % (tc / wc), lane column i % wc */
-        uint32_t wc = 32 / l->wr;
-        LLVMValueRef w = LLVMBuildURem(L->b, LLVMBuildUDiv(L->b, L->tid, lw_const_i32(L, 32), ""),
-                                       lw_const_i32(L, l->tc / wc), "");
-        c = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, w, lw_const_i32(L, wc), ""),
-                         LLVMBuildURem(L->b, L->tid, lw_const_i32(L, wc), ""), "col");
-    }
     return l->vec > 1 ? LLVMBuildMul(L->b, c, lw_const_i32(L, l->vec), "") : c;
 }
 

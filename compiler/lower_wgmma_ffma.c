@@ -28,13 +28,7 @@ Layout ffma_layout(const Pipe *P)
 {
     uint32_t tr = 0, tc = 0;
     wgmma_ffma_grid(P->bm, P->bn, P->consumers, P->L->o->wgmma_ffma_wide, &tr, &tc); /* pass_wgmma checked it */
-    Layout l = {.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = 4};
-    /* -fwgmma-ffma-warp: a warp's lanes 4 rows of 8 threads, so that its B reads per k are 128
-     * contiguous bytes (one wavefront, not two) and its A reads 4 rows' chunks (distinct banks
-     * under the swizzle: the rows are consecutive) */
-    if (P->L->o->wgmma_ffma_warp && tc % 8 == 0 && tr % 4 == 0)
-        l.wr = 4;
-    return l;
+    return (Layout){.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = 4};
 }
 
 void ffma_frags(Pipe *P)

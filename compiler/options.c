@@ -57,7 +57,6 @@ static const struct {
     {"wgmma", offsetof(TcOptions, wgmma)},
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
     {"wgmma-ffma-wide", offsetof(TcOptions, wgmma_ffma_wide)},
-    {"wgmma-ffma-warp", offsetof(TcOptions, wgmma_ffma_warp)},
     {"wgmma-one-producer", offsetof(TcOptions, wgmma_one_producer)},
     {"wgmma-cluster", offsetof(TcOptions, wgmma_cluster)},
     {"wgmma-swapped", offsetof(TcOptions, wgmma_swapped)},
