@@ -90,8 +90,6 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
-    int wgmma_x3_two_producers; /* experimental (-fwgmma-x3-two-producers): 3xtf32 with two producer warpgroups,
-                                * each splitting every other step (default one: bench/NOTES.md v26) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */

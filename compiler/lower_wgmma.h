@@ -41,7 +41,6 @@ typedef struct {
     LLVMValueRef lo;      /* i64: k of step 0 */
     int hoist;            /* -fwgmma-hoist: the producer's per-thread address terms computed once */
     int swapped;          /* the swapped product (default; -fno-wgmma-swapped: the older pipeline) */
-    LLVMValueRef pwg;     /* swapped_producer: the thread's producer warpgroup (0 ..) */
     int unaligned;        /* swapped: a producer loop of its own for misaligned operands (default) */
     int roles;            /* two producer warpgroups: one copies, the other rounds (-fno-wgmma-roles) */
     int round_b;          /* -fwgmma-round-b (with roles, tf32-rna/rne): B rounded in place by the
@@ -89,7 +88,8 @@ typedef struct {
                                          * a stage, computed before the K loop; the FMA consumers'
                                          * (ffma_frags): frag_base its first A row's offset */
     LLVMValueRef ffma_chunk[8], ffma_bcol; /* ffma_frags: A's chunk ch under the row's swizzle, B's first column */
-    LLVMValueRef ffma_bk[8];              /* ffma_frags, b128: B's first run at k % 8 = j, less k * 128 */
+    LLVMValueRef ffma_bk[8], ffma_c0;     /* ffma_frags, b128: B's first run at k % 8 = j, less k * 128;
+                                           * the thread's first column */
 } Pipe;
 
 /* A counted loop: `i` runs from 0 while `i < n`; the caller adds its own phis
@@ -185,7 +185,7 @@ void transposed_stage(Pipe *P, LLVMValueRef a_off, LLVMValueRef db, LLVMValueRef
 
 /* lower_wgmma_swapped.c (the default) */
 uint32_t swapped_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages,
-                           const TcOptions *o);
+                           int one);
 void swapped_producer(Pipe *P, const Access *xa, const Access *xb);
 /* Byte offset of B[k][n] in a stage's B tile (i32 values; constants fold):
  * raw padded rows, or with TMA its panels (P->b128: 32 columns under the

@@ -45,6 +45,7 @@ void ffma_frags(Pipe *P)
     for (uint32_t ch = 0; ch < BK / 4; ch++)
         P->ffma_chunk[ch] = LLVMBuildShl(b, LLVMBuildXor(b, swz, c32(L, ch), ""), c32(L, 4), "");
     P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");
+    P->ffma_c0 = c0;
     if (P->tma) { /* b128 (wgmma_tma_maps): run 0 at k, less k * 128, for each k % 8 */
         LLVMValueRef b0 = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), swapped_b_offset(P, c32(L, 0), c0), "");
         LLVMValueRef ch = LLVMBuildAnd(b, LLVMBuildLShr(b, c0, c32(L, 2), ""), c32(L, 7), "");
@@ -55,17 +56,19 @@ void ffma_frags(Pipe *P)
 }
 
 /* Address of run h of the thread's B columns at k (a constant) in the stage
- * whose bcol (raw rows) or bk (b128: ffma_bk there) is given. */
-static LLVMValueRef ffma_b_run(Pipe *P, const Layout *lay, LLVMValueRef bcol, LLVMValueRef *bk, uint32_t k, uint32_t h)
+ * at soff, whose bcol (raw rows) or bk (b128: ffma_bk there) is given. */
+static LLVMValueRef ffma_b_run(Pipe *P, const Layout *lay, LLVMValueRef soff, LLVMValueRef bcol, LLVMValueRef *bk,
+                               uint32_t k, uint32_t h)
 {
     Lower *L = P->L;
     uint32_t dc = h * lay->tc * 16; /* bytes from run 0 */
     if (!P->tma)
         return LLVMBuildAdd(L->b, bcol, c32(L, k * raw_b_row_bytes(P->bn) + dc), "");
-    if (P->b128 && dc % 128 == 0) /* whole panels on: the same chunk, a constant further */
+    if (dc % 128 == 0) /* whole panels on: the same chunk, a constant further */
         return LLVMBuildAdd(L->b, bk[k % 8], c32(L, k * 128 + dc / 128 * BK * 128), "");
-    lw_error(L, (TirLoc){0}, "internal error: FMA consumers with B as %s", P->b128 ? "runs across chunks" : "8-column panels");
-    return bcol;
+    /* a run in another chunk of the panel (tc not a multiple of 8: BN 64 at 8 x 16 a thread) */
+    LLVMValueRef n = LLVMBuildAdd(L->b, P->ffma_c0, c32(L, dc / 4), "");
+    return LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, soff, c32(L, P->bm * ROW_BYTES), ""), swapped_b_offset(P, c32(L, k), n), "");
 }
 
 /* One stage: 8 chunks of 4 k. acc[i * ci + j]: row i, column j (run j / 4). */
@@ -95,7 +98,7 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
         for (uint32_t q = 0; q < 4; q++) {
             for (uint32_t l = q; q % ahead == 0 && l < q + ahead; l++) /* k q .. q + ahead - 1, at their first */
                 for (uint32_t h = 0; h < runs; h++)
-                    wg_ld_shared_v4(L, P->ring, ffma_b_run(P, &lay, bcol, bk, 4 * ch + l, h), bv[l][h]);
+                    wg_ld_shared_v4(L, P->ring, ffma_b_run(P, &lay, soff, bcol, bk, 4 * ch + l, h), bv[l][h]);
             for (uint32_t i = 0; i < ri; i++)
                 for (uint32_t j = 0; j < ci; j++) {
                     LLVMValueRef x[3] = {a[i][q], bv[q][j / 4][j % 4], acc[i * ci + j]};

@@ -37,13 +37,11 @@
  * instruction to fit in that: m64n256 needs 158); not for FMA consumers
  * holding more than 64 accumulators a thread (ieee 128x256 spilled). */
 uint32_t swapped_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages,
-                           const TcOptions *o)
+                           int one)
 {
-    if (o->wgmma_one_producer || (p == PREC_IEEE && bm * bn > 64 * consumer_threads))
+    if (one || (p == PREC_IEEE && bm * bn > 64 * consumer_threads))
         return 1;
-    if (p == PREC_3XTF32 && !o->wgmma_x3_two_producers)
-        return 1;
-    return stages >= 3 && bm <= 128 ? 2 : 1;
+    return p != PREC_3XTF32 && stages >= 3 && bm <= 128 ? 2 : 1;
 }
 
 /* The swapped product's producers hold only a 16-element batch (three
@@ -56,7 +54,7 @@ uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t
      * ptxas spilled at 128x256 and at 184 it serialized the wgmmas; one
      * program a block, 192 spilled the step count once the edge stores were
      * predicated) */
-    uint32_t prod = producers == 2 && nc == 2 ? 56 : copies == 3 ? 112 : 96;
+    uint32_t prod = copies == 3 ? 112 : producers == 2 && nc == 2 ? 56 : 96;
     *consumer = 0;
     if (launch <= 256)
         return 0;
@@ -432,16 +430,11 @@ static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, L
     LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
     LLVMValueRef in[2] = {LLVMBuildZExt(b, special, L->t_i32, ""),
                           LLVMBuildAdd(b, fa, LLVMBuildLShr(b, lt, c32(L, 5), ""), "")};
-    /* named barrier 2 + the producer warpgroup */
-    LLVMValueRef in3[3] = {in[0], in[1], P->producers > 1 ? LLVMBuildAdd(b, P->pwg, c32(L, 2), "") : NULL};
     lw_asm(L, void_t(L),
-           P->producers > 1 ? "{\n\t.reg .pred p, q;\n\t.reg .b32 lane, v;\n\tsetp.ne.b32 p, $0, 0;\n\t"
-                              "vote.sync.any.pred q, p, 0xffffffff;\n\tselp.b32 v, 1, 0, q;\n\tmov.u32 lane, %laneid;\n\t"
-                              "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$1], v;\n\tbar.sync $2, 128;\n\t}"
-                            : "{\n\t.reg .pred p, q;\n\t.reg .b32 lane, v;\n\tsetp.ne.b32 p, $0, 0;\n\t"
-                              "vote.sync.any.pred q, p, 0xffffffff;\n\tselp.b32 v, 1, 0, q;\n\tmov.u32 lane, %laneid;\n\t"
-                              "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$1], v;\n\tbar.sync 2, 128;\n\t}",
-           P->producers > 1 ? "r,r,r,~{memory}" : "r,r,~{memory}", in3, P->producers > 1 ? 3 : 2, SEC);
+           "{\n\t.reg .pred p, q;\n\t.reg .b32 lane, v;\n\tsetp.ne.b32 p, $0, 0;\n\t"
+           "vote.sync.any.pred q, p, 0xffffffff;\n\tselp.b32 v, 1, 0, q;\n\tmov.u32 lane, %laneid;\n\t"
+           "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$1], v;\n\tbar.sync 2, 128;\n\t}",
+           "r,r,~{memory}", in, 2, SEC);
     LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
     LLVMBasicBlockRef done = if_open(L, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), "x3.hic");
     /* step j - 1 released, so every step before it (the consumers release in order) */
@@ -629,7 +622,6 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBuilderRef b = L->b;
     LLVMValueRef pwg, lt, mine;
     wg_producer_steps(P, &pwg, &lt, &mine);
-    P->pwg = pwg;
     if (P->roles) {
         ACopy ac = a_copy_terms(P, xa, lt);
         LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copier");

@@ -75,7 +75,6 @@ static const struct {
     {"persistent", offsetof(TcOptions, persistent)},
     {"role-functions", offsetof(TcOptions, role_functions)},
     {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},
-    {"wgmma-x3-two-producers", offsetof(TcOptions, wgmma_x3_two_producers)},
 };
 
 static int starts(const char *s, const char *prefix, const char **rest)
