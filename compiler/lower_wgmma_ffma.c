@@ -15,8 +15,8 @@
  * columns (Layout.vec), two runs or (-fwgmma-ffma-wide, tiles that 8 x 8
  * a thread does not cover, e.g. 256x128 with 8 warps) four. Per 4 k it loads each of its A
  * rows' 16-byte chunk (the lanes of one row read one address) and each of
- * its B runs for each k (a half warp reads 256 contiguous bytes of a B
- * row), all 16-byte shared loads: with 8 x 8 elements, 16 loads for 256
+ * its B runs for each k (a half warp reads 256 bytes of a B row: contiguous
+ * raw, or two panels' 128 under TMA), all 16-byte shared loads: with 8 x 8 elements, 16 loads for 256
  * FMAs; with 8 x 16, 24 for 512 (B's runs loaded k by k, so that 128
  * accumulators, 32 A and 16 B values fit the consumers' 200). Needs a stage
  * laid out as wgmma_swapped_stage_bytes() says; the accumulators are the

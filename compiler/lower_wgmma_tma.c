@@ -3,7 +3,8 @@
  *
  * The kernel takes two tensor maps in hidden parameters (TcTmap, encoded
  * by the runtime at each launch from the arguments), and one thread issues
- * each step's copies. f32 (the swapped product): A's rows as the 128-byte
+ * each step's copies. f32 (the swapped product; ieee's FMA consumers too,
+ * with B's 32-column panels alone): A's rows as the 128-byte
  * swizzled K-major stage layout, one box, and B as 32-column panels under
  * the same swizzle, a box each (the consumers read them conflict-free
  * through the permuted accumulator rows, Layout.nperm; -fno-wgmma-tma-b128:
