@@ -151,7 +151,7 @@ const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcO
     const TirInst *dot = wgmma_loop_dot(m, f);
     const uint32_t *da = tir_args(m, dot);
     if ((TirPrecision)dot->ival == PREC_IEEE)
-        return "ieee's FMA consumers take no tensor maps";
+        return "clusters are built for the wgmma consumers, not ieee's FMA ones";
     if (!o->wgmma_tma || !o->wgmma_tma_b128 || !o->wgmma_tma_only)
         return "it needs TMA only (-fwgmma-tma-only) with B as 32-column panels";
     if (dot->type.dim[1] % 64)

@@ -129,8 +129,9 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         uint8_t t = elem == ELEM_BF16 ? TC_TMAP_BF16 : TC_TMAP_F16;
         maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {SS_BK, (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {64, SS_BK, 0}};
-    } else if (o->wgmma_swapped && (p != PREC_IEEE || o->wgmma_tma_b128)) {
-        /* (the FMA consumers read B's runs conflict-free from 32-column panels, not from 8-column ones) */
+    } else if (o->wgmma_swapped && (p != PREC_IEEE || (o->wgmma_tma_b128 && bn % 32 == 0))) {
+        /* (the FMA consumers read B's runs conflict-free from 32-column panels, not from 8-column
+         * ones; their narrow tiles, BN 8 or 16, fill no panel: they keep their own copies) */
         uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
         maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = t, .box = {8, BK, (uint16_t)(bn / 8)}};
