@@ -668,6 +668,16 @@ int main(void)
             }
             tilecModuleUnload(&mod);
         }
+    /* ieee's narrow FMA tiles (BN 16: no whole 32-column panel of B, so no tensor maps; the
+     * kernel's own copies): aligned rows, where a map would otherwise apply, and edges */
+    {
+        Config c = {"f32", "ieee", "sm_90a", 128, 16, 32, 4, NULL};
+        tilecModule mod = load_config(rt, &c);
+        Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0, 1}, s2 = {260, 304, 100, 2, 0, 0, 0, 0, 0};
+        run_case(rt, mod, &c, &s1, seed++);
+        run_case(rt, mod, &c, &s2, seed++);
+        tilecModuleUnload(&mod);
+    }
     /* the f16/bf16 pipeline's tiles (64 k a step, 64 rows of C per consumer
      * warpgroup): edges in every dimension, odd strides and transposed
      * operands (element copies), and row strides of A and B that are
