@@ -1,4 +1,4 @@
-# Session 23, the final build on the GPU: gpu_test_gemm's quick set (with ieee's narrow 128x16
+# Session 23 (NOT RUN: too little device time was left to start a machine), the final build on the GPU: gpu_test_gemm's quick set (with ieee's narrow 128x16
 # case, which takes no maps since 8534098) and ieee / 3xtf32 at 4096³ against cuBLAS SGEMM once
 # (no default kernel changed since go4.sh). carry ["carry/f.tar.xz"].
 B=/tmp/b; rm -rf $B; mkdir -p $B; tar -C $B -xJf carry/f.tar.xz
