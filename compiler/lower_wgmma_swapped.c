@@ -412,6 +412,13 @@ static LLVMValueRef swp_round_chunks(Pipe *P, const LLVMValueRef *off, uint32_t 
     return special;
 }
 
+/* 3xtf32: stage s's flag word (a byte per producer warp: x3_spare writes it,
+ * swapped_stage reads it after full[s]). */
+static LLVMValueRef x3_flag_addr(Pipe *P, LLVMValueRef s)
+{
+    return LLVMBuildAdd(P->L->b, P->x3flags32, LLVMBuildShl(P->L->b, s, c32(P->L, 2), ""), "");
+}
+
 /* 3xtf32's hic copy of step j's A tile (stage s; thread lt's chunks start at
  * ring offset off0, WARPGROUP * 16 bytes apart): hic differs from big only
  * where big is not finite (there it is 0, so that an Inf in A meets no zero
@@ -427,7 +434,7 @@ static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, L
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
+    LLVMValueRef fa = x3_flag_addr(P, s);
     LLVMValueRef in[2] = {LLVMBuildZExt(b, special, L->t_i32, ""),
                           LLVMBuildAdd(b, fa, LLVMBuildLShr(b, lt, c32(L, 5), ""), "")};
     lw_asm(L, void_t(L),
@@ -758,7 +765,7 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
     LLVMValueRef da[3] = {wg_descriptor(L, LLVMBuildAdd(b, P->ring32, soff, "")), NULL, NULL};
     if (P->copies == 3) {
         da[1] = LLVMBuildAdd(b, da[0], c64(L, P->bm * ROW_BYTES >> 4), "");
-        LLVMValueRef fa = LLVMBuildAdd(b, P->x3flags32, LLVMBuildShl(b, s, c32(L, 2), ""), "");
+        LLVMValueRef fa = x3_flag_addr(P, s);
         LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
         da[2] = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), wg_descriptor(L, P->spare32),
                                 da[0], "hic");
