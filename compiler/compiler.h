@@ -75,6 +75,12 @@ typedef struct {
                                 * panel): a launch must then pass every map encoded
                                 * (TcKernelInfo.tma_required), else the kernel traps. Compiles in about
                                 * two thirds of the time (bench/NOTES.md v18) */
+    int wgmma_tma_store;       /* experimental (-fwgmma-tma-store; not run on a GPU yet): the f32 swapped
+                                * product's accumulators stored by TMA where the loop's result goes
+                                * straight to a rank-2 or batched f32 view: bands of rows through a
+                                * buffer in shared memory, each band a box per 32 columns, through a
+                                * third tensor map (TcTmap.store); the kernel's own stores where that
+                                * map is not encoded (none with -fwgmma-tma-only: the map required) */
     int persistent;            /* -fpersistent: a grid of as many blocks as the GPU runs at once, each
                                 * taking the launch's programs in turn (program b, then b + the blocks
                                 * launched, ...); a GEMM pipeline's producers then copy the next
@@ -187,6 +193,9 @@ typedef struct {
      * views (TcKernelInfo.rounded), which skips the rounding (the same bits
      * reach the tensor cores either way). */
     uint8_t round;
+    /* 1: the kernel stores through this map (-fwgmma-tma-store: C's view, a
+     * ROWS map of 32 columns by a band of rows); never staged or rounded */
+    uint8_t store;
     uint8_t walk;    /* the dimension the kernel's loop walks (0: rows, 1: columns) */
     uint16_t across; /* a program's extent along the other one (its tile's rows or columns) */
 } TcTmap;
@@ -315,8 +324,15 @@ int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, int wide, uint32
 
 /* lower_wgmma_tma.c: the tensor maps kernel k takes in hidden parameters
  * (after its own; then a u32 of flags): A's and B's of its pipeline where
- * the TMA copies apply (2), else none (0). */
-uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[2]);
+ * the TMA copies apply (2; 3 with C's, -fwgmma-tma-store), else none (0). */
+uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[3]);
+/* -fwgmma-tma-store: the store of kernel k's pipeline result that goes by
+ * TMA through the third map (NULL: none), and the rows of C a band of it
+ * takes through a buffer in shared memory (at most TMA_STORE_BYTES: a band
+ * of rows by BN columns). */
+enum { TMA_STORE_BYTES = 16384 };
+const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const TcOptions *o);
+uint32_t wgmma_tma_store_rows(uint32_t bm, uint32_t bn);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

@@ -407,7 +407,9 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
             tmap_scalar_str(&b, "batch stride", &t[i].sb);
         }
         sb_printf(&b, " box {%u, %u, %u}%s\n", t[i].box[0], t[i].box[1], t[i].box[2],
-                  t[i].round ? ", its view may come rounded to tf32 (rna)" : "");
+                  t[i].round   ? ", its view may come rounded to tf32 (rna)"
+                  : t[i].store ? ", stored through (-fwgmma-tma-store)"
+                               : "");
         rounds |= t[i].round;
     }
     sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (%s)", kernel, nparams + L->ntmaps,
@@ -473,10 +475,11 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->smem_bytes = 0;
     uint32_t launch = L->threads + (L->o->arch == ARCH_SM90A ? wgmma_producer_threads(m, k, L->o) : 0);
     L->vals = calloc(m->nvalues, sizeof *L->vals);
-    TcTmap tmaps[2];
+    TcTmap tmaps[3];
     L->ntmaps = wgmma_tma_maps(m, k, L->o, tmaps);
     L->tma_param0 = k->nparams;
-    L->tmaps_round = L->ntmaps == 2 && tmaps[0].round && tmaps[1].round;
+    L->tmaps_round = L->ntmaps >= 2 && tmaps[0].round && tmaps[1].round;
+    L->tma_store = L->ntmaps == 3 ? (uint32_t)(wgmma_tma_store_of(m, k, L->o) - m->insts) : 0;
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
     L->persist = lw_persist_mode(L, k, launch);
@@ -488,7 +491,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->cluster = 0;
     if (L->o->wgmma_cluster) {
         const char *why =
-            L->ntmaps == 2 ? wg_cluster_refusal(m, k, L->o, L->persist != 0) : "the kernel takes no tensor maps";
+            L->ntmaps >= 2 ? wg_cluster_refusal(m, k, L->o, L->persist != 0) : "the kernel takes no tensor maps";
         L->cluster = why == NULL;
         if (why && L->o->remarks && !L->rounded_views)
             diag_remark(L->d, k->loc, "-fwgmma-cluster does not apply to @%s: %s", tir_str(m, k->name), why);
@@ -654,10 +657,10 @@ static void llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx)
 static Lower probe(const TirModule *m, const TcOptions *quiet, uint32_t ki, int *pre, int *tma_only)
 {
     const TirKernel *k = &m->kernels[ki];
-    TcTmap tmaps[2];
+    TcTmap tmaps[3];
     Lower L = {.m = m, .o = quiet, .threads = k->warps * 32};
     L.ntmaps = wgmma_tma_maps(m, k, quiet, tmaps);
-    L.tmaps_round = L.ntmaps == 2 && tmaps[0].round && tmaps[1].round;
+    L.tmaps_round = L.ntmaps >= 2 && tmaps[0].round && tmaps[1].round;
     *pre = *tma_only = 0;
     wgmma_probe(&L, k, pre, tma_only);
     return L;

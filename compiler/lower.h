@@ -91,7 +91,8 @@ typedef struct Lower {
     uint32_t smem_bytes;     /* high-water mark */
     LLVMValueRef tid;
     uint32_t ntmaps, tma_param0; /* hidden tensor-map parameters (wgmma_tma_maps) and the first's index */
-    int tmaps_round;             /* every map has TcTmap.round: a launch may pass the views rounded */
+    int tmaps_round;             /* A's and B's maps have TcTmap.round: a launch may pass the views rounded */
+    uint32_t tma_store;          /* the store that goes by TMA through map 2 (-fwgmma-tma-store), or 0 */
     int tmaps_pre;               /* the pipeline took them so (Pipe.pre); else TcTmap.round is cleared */
     int tmaps_required;          /* the pipeline copies by TMA only (Pipe.tma_only) */
     /* -fpersistent (lower.c, lw_programs): the kernel loops over the launch's programs */
@@ -219,6 +220,10 @@ typedef struct {
     LLVMValueRef base, d0, d1, s0, s1, i0, i1, nonempty;
 } Access;
 Access lw_access(Lower *L, const TirInst *in, uint32_t view_arg, TirElem e);
+/* lower_wgmma_tma.c: store i by TMA (-fwgmma-tma-store, L->tma_store); the
+ * block after it where the kernel's own stores stay beside it (the builder
+ * then in theirs), else NULL */
+LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i);
 /* 0 <= x < d (i64, signed) */
 LLVMValueRef lw_in_range(Lower *L, LLVMValueRef x, LLVMValueRef d);
 

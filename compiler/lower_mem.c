@@ -250,7 +250,21 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
     }
 }
 
+static void store_tile(Lower *L, uint32_t i);
+
 void lower_STORE(Lower *L, uint32_t i)
+{
+    LLVMBasicBlockRef after = NULL;
+    if (L->tma_store && i == L->tma_store && !(after = wg_tma_store(L, i)))
+        return;
+    store_tile(L, i);
+    if (after) {
+        LLVMBuildBr(L->b, after);
+        LLVMPositionBuilderAtEnd(L->b, after);
+    }
+}
+
+static void store_tile(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
     uint32_t tv = tir_args(L->m, in)[0];

@@ -688,7 +688,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     P.swapped = L->o->wgmma_swapped && !P.ss;
     TirElem elem = tir_value_type(m, da[0]).elem;
     /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
-    P.tma = L->ntmaps == 2;
+    P.tma = L->ntmaps >= 2;
     if (P.ss) {
         P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;

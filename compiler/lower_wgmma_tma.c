@@ -90,11 +90,11 @@ static uint8_t roundable(const TirModule *m, const TirInst *ld, const TcTmap *t)
     return t->stage && operand_uses(m, view, &loads) == 1 && loads == 1 && operand_uses(m, ld->result, NULL) == 1;
 }
 
-/* The map of the rank-2 or rank-3 view of `elem` that load `ld` reads, if
- * it can be one: view operands p, [db,] d0, d1, [sb,] s0, s1. */
-static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcTmap *t)
+/* The map of the rank-2 or rank-3 view `view` of `elem`, if it can be one:
+ * view operands p, [db,] d0, d1, [sb,] s0, s1. */
+static int tmap_of_view(const TirModule *m, uint32_t view, TirElem elem, TcTmap *t)
 {
-    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ld)[0])];
+    const TirInst *v = &m->insts[tir_value_def_inst(m, view)];
     if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
         return 0;
     const uint32_t *a = tir_args(m, v);
@@ -109,11 +109,52 @@ static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcT
         return 0;
     if (!tmap_scalar(m, a[1 + o], &t->d0) || !tmap_scalar(m, a[2 + o], &t->d1) || !tmap_scalar(m, a[1 + r + o], &t->s0))
         return 0;
-    t->stage = stageable(m, v, t);
+    t->stage = t->store ? 0 : stageable(m, v, t);
     return 1;
 }
 
-uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[2])
+/* The map of the view load `ld` reads. */
+static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcTmap *t)
+{
+    return tmap_of_view(m, tir_args(m, ld)[0], elem, t);
+}
+
+uint32_t wgmma_tma_store_rows(uint32_t bm, uint32_t bn)
+{
+    uint32_t rb = TMA_STORE_BYTES / (bn * 4u) / 8u * 8u;
+    return rb > bm ? bm : rb;
+}
+
+const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    if (o->arch != ARCH_SM90A || !o->wgmma || !o->wgmma_tma || !o->wgmma_tma_store || !o->wgmma_swapped ||
+        !o->wgmma_tma_b128 || o->wgmma_cluster)
+        return NULL;
+    const TirInst *f = wgmma_marked_loop(m, k);
+    if (!f)
+        return NULL;
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    TirPrecision p = (TirPrecision)dot->ival;
+    uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1], rb = wgmma_tma_store_rows(bm, bn);
+    if (tir_value_type(m, tir_args(m, dot)[0]).elem != ELEM_F32 || p == PREC_IEEE || bn % 32 || rb < 8 || bm % rb ||
+        wgmma_swapped_smem_bytes(bm, bn, p, (uint32_t)f->ival) + rb * bn * 4u + 1024u > 227u * 1024u)
+        return NULL;
+    /* the first store of the loop's result (its tile as the dot's) into a view nothing else
+     * reads or writes: the kernel does not wait for the TMA's writes */
+    for (uint32_t i = 1; i < m->ninsts; i++) {
+        const TirInst *st = &m->insts[i];
+        if (st->op != OP_STORE || tir_args(m, st)[0] != f->result)
+            continue;
+        uint32_t view = tir_args(m, st)[1];
+        const TirInst *v = &m->insts[tir_value_def_inst(m, view)];
+        if (v->op == OP_VIEW && operand_uses(m, view, NULL) == 1 && operand_uses(m, tir_args(m, v)[0], NULL) == 1)
+            return st;
+        return NULL;
+    }
+    return NULL;
+}
+
+uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[3])
 {
     if (o->arch != ARCH_SM90A || !o->wgmma || !o->wgmma_tma)
         return 0;
@@ -151,7 +192,12 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     maps[0].across = (uint16_t)bm;
     maps[1].walk = 0;
     maps[1].across = (uint16_t)bn;
-    return 2;
+    const TirInst *st = wgmma_tma_store_of(m, k, o);
+    if (!st)
+        return 2;
+    maps[2] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_F32, .store = 1,
+                       .box = {32, (uint16_t)wgmma_tma_store_rows(bm, bn), 0}};
+    return tmap_of_view(m, tir_args(m, st)[1], ELEM_F32, &maps[2]) ? 3 : 2;
 }
 
 /* The generic address of hidden parameter `param` (a tensor map the TMA
@@ -182,7 +228,7 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + 2);
+    LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + L->ntmaps);
     LLVMValueRef both = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, flags, c32(L, 3), ""), c32(L, 3), "");
     /* a box's innermost coordinate must fall on 16 bytes (an unaligned one
      * is an illegal instruction: gpu_test_gemm's tiles from column 1 and k
@@ -354,4 +400,128 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
         LLVMValueRef kb[2] = {coord(L, LLVMBuildAdd(b, xb->i1, c64(L, 64 * p), "")), coord(L, k)};
         tma_box(L, LLVMBuildAdd(b, bdst, c32(L, p * SS_BK * ROW_BYTES), ""), P->tmap_b, kb, 2, P->batch_b, bar);
     }
+}
+
+/* -fwgmma-tma-store: the tile of store i (the swapped product's
+ * accumulators, lower_wgmma.c's transposed MMA layout) written to C by TMA
+ * through map 2. The tile goes in bands of rb rows (wgmma_tma_store_rows):
+ * a thread's register r lies in band drow(r) / rb, as every thread's first
+ * row is below 8 and rb a multiple of 8. A band is written to a buffer in
+ * shared memory as boxes of rb rows by 32 columns under the 128-byte
+ * swizzle (A's stage layout), fenced for the async proxy, and one thread
+ * stores each box and waits until the TMA has read the buffer before the
+ * next band overwrites it; the TMA leaves out what lies outside the view.
+ * Where the map may be missing (not -fwgmma-tma-only) the builder is left
+ * in the block of the kernel's own stores, and the block after both is
+ * returned; else NULL, the builder after the store. */
+LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
+{
+    const TirModule *m = L->m;
+    const TirInst *in = &m->insts[i];
+    const uint32_t *a = tir_args(m, in);
+    LLVMBuilderRef b = L->b;
+    Layout lay = lw_layout_of(L, a[0]);
+    uint32_t bm = lay.rows, bn = lay.cols, rb = wgmma_tma_store_rows(bm, bn);
+    if (lay.kind != LAYOUT_MMA || !lay.trans || lay.wn != 1 || bn % 32 || rb % 8 || bm % rb) {
+        lw_error(L, in->loc, "internal error: -fwgmma-tma-store on a %ux%u tile not in the swapped product's layout",
+                 bm, bn);
+        return NULL;
+    }
+    LLVMValueRef *regs = lw_tile_in(L, a[0], &lay);
+    uint32_t n = layout_nregs(&lay), pair[TC_MAX_TILE_REGS + 1];
+    if (!regs || n > TC_MAX_TILE_REGS)
+        return NULL;
+    if (!layout_pairs(&lay, pair))
+        for (uint32_t r = 0; r < n; r++)
+            pair[r] = PAIR_NONE;
+    Access x = lw_access(L, in, 1, ELEM_F32);
+    int batched = lw_val(L, a[1])->rank == 3;
+    LLVMValueRef fits = LLVMBuildAnd(b, wg_fits_i32(L, x.i0, bm), wg_fits_i32(L, x.i1, bn), "");
+    if (batched) { /* the batch a third coordinate */
+        LLVMValueRef bs = lw_val(L, a[2])->s;
+        if (LLVMTypeOf(bs) != L->t_i64)
+            bs = LLVMBuildSExt(b, bs, L->t_i64, "");
+        fits = LLVMBuildAnd(b, fits, wg_fits_i32(L, bs, 0), "");
+    }
+    LLVMBasicBlockRef tma = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.done");
+    LLVMBasicBlockRef own = NULL;
+    if (L->tmaps_required) { /* the map is there (the launch checked): a tile it cannot address stops here */
+        LLVMValueRef bad = LLVMBuildAnd(b, x.nonempty, LLVMBuildNot(b, fits, ""), "");
+        lw_asm(L, void_t(L), "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p trap;\n\t}", "r,~{memory}",
+               (LLVMValueRef[]){LLVMBuildZExt(b, bad, L->t_i32, "")}, 1, SE);
+        LLVMBuildCondBr(b, x.nonempty, tma, done);
+    } else {
+        own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
+        LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + L->ntmaps);
+        LLVMValueRef mapped = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, flags, c32(L, 4), ""), c32(L, 0), "");
+        LLVMBuildCondBr(b, LLVMBuildAnd(b, LLVMBuildAnd(b, x.nonempty, fits, ""), mapped, ""), tma, own);
+    }
+    LLVMPositionBuilderAtEnd(b, tma);
+    /* the buffer, 1024-byte aligned for the swizzle */
+    LLVMValueRef sm = smem_ptr(L, rb * bn * 4u + 1024u);
+    LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
+    LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
+    LLVMValueRef buf = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "cbuf");
+    LLVMValueRef buf32 = LLVMBuildTrunc(b, LLVMBuildAdd(b, sm64, pad, ""), L->t_i32, "");
+    LLVMValueRef row0 = layout_base_row(L, &lay), col0 = layout_base_col(L, &lay);
+    LLVMValueRef map = lw_tmap_addr(L, L->tma_param0 + 2);
+    LLVMValueRef c0 = LLVMBuildTrunc(b, x.i1, L->t_i32, ""), r0 = LLVMBuildTrunc(b, x.i0, L->t_i32, "");
+    LLVMValueRef bi = batched ? LLVMBuildIntCast2(b, lw_val(L, a[2])->s, L->t_i32, 1, "") : NULL;
+    LLVMTypeRef f32 = L->t_f32, v2 = LLVMVectorType(L->t_f32, 2);
+    for (uint32_t q = 0; q < bm / rb; q++) {
+        lw_barrier(L); /* the buffer read by the band before's boxes (the issuer waited) */
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t dr, dc;
+            layout_offset(&lay, r, &dr, &dc);
+            if (pair[r] == PAIR_RIGHT || dr / rb != q)
+                continue;
+            LLVMValueRef rho = LLVMBuildAdd(b, row0, c32(L, dr - rb * q), "");
+            LLVMValueRef kap = LLVMBuildAdd(b, col0, c32(L, dc), "");
+            LLVMValueRef chunk = LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildLShr(b, kap, c32(L, 2), ""), c32(L, 7), ""),
+                                              LLVMBuildAnd(b, rho, c32(L, 7), ""), "");
+            LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, kap, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
+            off = LLVMBuildAdd(b, off, LLVMBuildMul(b, rho, c32(L, ROW_BYTES), ""), "");
+            off = LLVMBuildAdd(b, off, LLVMBuildShl(b, chunk, c32(L, 4), ""), "");
+            off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, kap, c32(L, 3), ""), c32(L, 2), ""), "");
+            LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &off, 1, "");
+            if (pair[r] != PAIR_NONE) { /* columns dc, dc + 1: 8 bytes in one 16-byte chunk (dc even) */
+                LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetUndef(v2), regs[r], c32(L, 0), "");
+                v = LLVMBuildInsertElement(b, v, regs[pair[r]], c32(L, 1), "");
+                LLVMSetAlignment(LLVMBuildStore(b, v, at), 8);
+            } else
+                LLVMSetAlignment(LLVMBuildStore(b, LLVMBuildBitCast(b, regs[r], f32, ""), at), 4);
+        }
+        /* the band's shared stores seen by the TMA (the async proxy), then by the issuer */
+        lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
+        lw_barrier(L);
+        LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.issue");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.band");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), issue, next);
+        LLVMPositionBuilderAtEnd(b, issue);
+        for (uint32_t p = 0; p < bn / 32; p++) {
+            LLVMValueRef ops[5] = {map, LLVMBuildAdd(b, c0, c32(L, 32 * p), ""),
+                                   LLVMBuildAdd(b, r0, c32(L, rb * q), ""),
+                                   LLVMBuildAdd(b, buf32, c32(L, p * rb * ROW_BYTES), ""), bi};
+            if (batched)
+                lw_asm(L, void_t(L),
+                       "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [$0, {$1, $2, $4}], [$3];",
+                       "l,r,r,r,r,~{memory}", ops, 5, SE);
+            else
+                lw_asm(L, void_t(L), "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+                       "l,r,r,r,~{memory}", ops, 4, SE);
+        }
+        lw_asm(L, void_t(L), "cp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;", "~{memory}", NULL, 0,
+               SE);
+        LLVMBuildBr(b, next);
+        LLVMPositionBuilderAtEnd(b, next);
+    }
+    lw_barrier(L); /* the buffer free for whatever shared memory the kernel uses next */
+    LLVMBuildBr(b, done);
+    if (own) {
+        LLVMPositionBuilderAtEnd(b, own);
+        return done;
+    }
+    LLVMPositionBuilderAtEnd(b, done);
+    return NULL;
 }

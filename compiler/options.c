@@ -72,6 +72,7 @@ static const struct {
     {"wgmma-tma-b128", offsetof(TcOptions, wgmma_tma_b128)},
     {"wgmma-tma-direct", offsetof(TcOptions, wgmma_tma_direct)},
     {"wgmma-tma-only", offsetof(TcOptions, wgmma_tma_only)},
+    {"wgmma-tma-store", offsetof(TcOptions, wgmma_tma_store)},
     {"persistent", offsetof(TcOptions, persistent)},
     {"role-functions", offsetof(TcOptions, role_functions)},
     {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},

@@ -174,7 +174,9 @@ static void add_plan(TcStagePlan *plans, unsigned *map_of, unsigned *n, unsigned
 /* The plans of a launch that stages every view rounded (round: where the
  * kernel lets each be rounded and the rule, stage.h, allows), or only the
  * views no map can describe as they are (plain copies); 0 where some view
- * that needs one gets none (all or none). One plan per view: add_plan. */
+ * that needs one gets none (all or none). One plan per view: add_plan. The
+ * views the kernel stores through (TcTmap.store) are never staged: their
+ * maps are encoded as they are or not at all (the kernel's own stores). */
 static unsigned plans_for(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage, int round,
                           TcStagePlan *plans, unsigned *map_of)
 {
@@ -184,6 +186,8 @@ static unsigned plans_for(const TcKernelInfo *k, void *const *args, const TcStag
     for (unsigned i = 0; i < k->ntmaps; i++) {
         TcTmapGeometry g;
         TcStagePlan p;
+        if (k->tmaps[i].store)
+            continue;
         if (!round && tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
             continue; /* encodes as it is */
         if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args, programs, round, &p))

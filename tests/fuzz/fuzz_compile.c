@@ -129,6 +129,7 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
     o.wgmma_one_producer = (h >> 28) & 1;
     o.role_functions = (h >> 29) & 1;
     o.wgmma_x3_one_group = (h >> 30) & 1;
+    o.wgmma_tma_store = (h >> 31) & 1;
     TcResult r;
     int rc = tc_compile("fuzz.tir", src, len, &o, &r, &log);
     const char *text = log.data ? log.data : "";

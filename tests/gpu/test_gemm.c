@@ -98,7 +98,9 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
     long long sbk = s->trans_b ? 1 : N + pb, sbn = s->trans_b ? K + 7 : 1;
     long long sab = (long long)(s->trans_a ? (M + 5) * (long long)K : M * (long long)(K + pa)) + (s->aligned ? 16 : 11);
     long long sbb = (long long)(s->trans_b ? (K + 7) * (long long)N : K * (long long)(N + pb)) + (s->aligned ? 24 : 13);
-    long long ldc = N + 2, scb = (long long)M * ldc + 17, scm = ldc, scn = 1;
+    /* C's rows and batches 16-byte aligned with aligned (its map for -fwgmma-tma-store) */
+    long long ldc = s->aligned ? (N + 5) / 4 * 4 : N + 2, scb = (long long)M * ldc + (s->aligned ? 16 : 17);
+    long long scm = ldc, scn = 1;
     size_t na = (size_t)sab * nb, nbb = (size_t)sbb * nb, margin = 64;
     size_t nc = (size_t)scb * nb + 2 * margin;
 

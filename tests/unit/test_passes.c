@@ -292,7 +292,7 @@ START_TEST(tma_maps_describe_views)
     o.precision = PREC_TF32_RNE;
     TirModule *m = wg_module("", 32);
     ck_assert_int_eq(wg_mark(m, &o), 4);
-    TcTmap t[2];
+    TcTmap t[3];
     ck_assert_uint_eq(wgmma_tma_maps(m, &m->kernels[0], &o, t), 2);
     ck_assert_int_eq(t[0].kind, TC_TMAP_ROWS);
     ck_assert_int_eq(t[0].dtype, TC_TMAP_TF32);
