@@ -327,12 +327,15 @@ int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, int wide, uint32
  * the TMA copies apply (2; 3 with C's, -fwgmma-tma-store), else none (0). */
 uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions *o, TcTmap maps[3]);
 /* -fwgmma-tma-store: the store of kernel k's pipeline result that goes by
- * TMA through the third map (NULL: none), and the rows of C a band of it
- * takes through a buffer in shared memory (at most TMA_STORE_BYTES: a band
- * of rows by BN columns). */
+ * TMA through the third map (NULL: none), and for marked loop f the rows of
+ * C a band of it takes through a buffer in shared memory (a multiple of 8
+ * dividing BM, at most TMA_STORE_BYTES a band) and how many such buffers
+ * (*nbuf: 2, or 1) fit beside the pipeline's stages; 0 where none does.
+ * *why: why the option, asked for, does not apply to a kernel with the
+ * pipeline (NULL: it does, or nothing to say). */
 enum { TMA_STORE_BYTES = 16384 };
-const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const TcOptions *o);
-uint32_t wgmma_tma_store_rows(uint32_t bm, uint32_t bn);
+const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const TcOptions *o, const char **why);
+uint32_t wgmma_tma_store_rows(const TirModule *m, const TirInst *f, uint32_t *nbuf);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

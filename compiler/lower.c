@@ -479,7 +479,13 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     L->ntmaps = wgmma_tma_maps(m, k, L->o, tmaps);
     L->tma_param0 = k->nparams;
     L->tmaps_round = L->ntmaps >= 2 && tmaps[0].round && tmaps[1].round;
-    L->tma_store = L->ntmaps == 3 ? (uint32_t)(wgmma_tma_store_of(m, k, L->o) - m->insts) : 0;
+    const char *no_store;
+    const TirInst *st = wgmma_tma_store_of(m, k, L->o, &no_store);
+    L->tma_store = L->ntmaps == 3 ? (uint32_t)(st - m->insts) : 0;
+    if (L->o->remarks && !L->rounded_views && L->tma_store)
+        diag_remark(L->d, st->loc, "C stored by TMA (-fwgmma-tma-store)");
+    else if (L->o->remarks && !L->rounded_views && L->ntmaps && no_store)
+        diag_remark(L->d, k->loc, "-fwgmma-tma-store does not apply to @%s: %s", tir_str(m, k->name), no_store);
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
     L->persist = lw_persist_mode(L, k, launch);

@@ -119,36 +119,54 @@ static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcT
     return tmap_of_view(m, tir_args(m, ld)[0], elem, t);
 }
 
-uint32_t wgmma_tma_store_rows(uint32_t bm, uint32_t bn)
+uint32_t wgmma_tma_store_rows(const TirModule *m, const TirInst *f, uint32_t *nbuf)
 {
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
+    uint32_t pipe = wgmma_swapped_smem_bytes(bm, bn, (TirPrecision)dot->ival, (uint32_t)f->ival) + 16u + 1024u;
     uint32_t rb = TMA_STORE_BYTES / (bn * 4u) / 8u * 8u;
-    return rb > bm ? bm : rb;
+    for (rb = rb > bm ? bm : rb; rb >= 8 && bm % rb == 0; rb /= 2)
+        for (*nbuf = 2; *nbuf > 0; --*nbuf)
+            if (pipe + *nbuf * rb * bn * 4u <= 227u * 1024u)
+                return rb;
+    *nbuf = 0;
+    return 0;
 }
 
-const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const TcOptions *o)
+const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const TcOptions *o, const char **why)
 {
+    *why = NULL;
     if (o->arch != ARCH_SM90A || !o->wgmma || !o->wgmma_tma || !o->wgmma_tma_store || !o->wgmma_swapped ||
-        !o->wgmma_tma_b128 || o->wgmma_cluster)
+        !o->wgmma_tma_b128)
         return NULL;
     const TirInst *f = wgmma_marked_loop(m, k);
     if (!f)
         return NULL;
     const TirInst *dot = wgmma_loop_dot(m, f);
     TirPrecision p = (TirPrecision)dot->ival;
-    uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1], rb = wgmma_tma_store_rows(bm, bn);
-    if (tir_value_type(m, tir_args(m, dot)[0]).elem != ELEM_F32 || p == PREC_IEEE || bn % 32 || rb < 8 || bm % rb ||
-        wgmma_swapped_smem_bytes(bm, bn, p, (uint32_t)f->ival) + rb * bn * 4u + 1024u > 227u * 1024u)
+    uint32_t nbuf;
+    if (tir_value_type(m, tir_args(m, dot)[0]).elem != ELEM_F32 || p == PREC_IEEE || dot->type.dim[1] % 32)
+        *why = "it takes the f32 pipeline's tf32 and 3xtf32 products with BN a multiple of 32";
+    else if (o->wgmma_cluster)
+        *why = "not with -fwgmma-cluster";
+    else if (!wgmma_tma_store_rows(m, f, &nbuf))
+        *why = "no buffer of 8 rows fits in shared memory beside the pipeline's stages (--stages=N: fewer)";
+    if (*why)
         return NULL;
     /* the first store of the loop's result (its tile as the dot's) into a view nothing else
      * reads or writes: the kernel does not wait for the TMA's writes */
+    *why = "the loop's result is not stored straight into a view";
     for (uint32_t i = 1; i < m->ninsts; i++) {
         const TirInst *st = &m->insts[i];
         if (st->op != OP_STORE || tir_args(m, st)[0] != f->result)
             continue;
         uint32_t view = tir_args(m, st)[1];
         const TirInst *v = &m->insts[tir_value_def_inst(m, view)];
-        if (v->op == OP_VIEW && operand_uses(m, view, NULL) == 1 && operand_uses(m, tir_args(m, v)[0], NULL) == 1)
+        if (v->op == OP_VIEW && operand_uses(m, view, NULL) == 1 && operand_uses(m, tir_args(m, v)[0], NULL) == 1) {
+            *why = NULL;
             return st;
+        }
+        *why = "C's view or its pointer is used by more than that store";
         return NULL;
     }
     return NULL;
@@ -192,11 +210,13 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     maps[0].across = (uint16_t)bm;
     maps[1].walk = 0;
     maps[1].across = (uint16_t)bn;
-    const TirInst *st = wgmma_tma_store_of(m, k, o);
+    const char *why;
+    const TirInst *st = wgmma_tma_store_of(m, k, o, &why);
+    uint32_t nbuf;
     if (!st)
         return 2;
     maps[2] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_F32, .store = 1,
-                       .box = {32, (uint16_t)wgmma_tma_store_rows(bm, bn), 0}};
+                       .box = {32, (uint16_t)wgmma_tma_store_rows(m, f, &nbuf), 0}};
     return tmap_of_view(m, tir_args(m, st)[1], ELEM_F32, &maps[2]) ? 3 : 2;
 }
 
@@ -409,8 +429,10 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
  * row is below 8 and rb a multiple of 8. A band is written to a buffer in
  * shared memory as boxes of rb rows by 32 columns under the 128-byte
  * swizzle (A's stage layout), fenced for the async proxy, and one thread
- * stores each box and waits until the TMA has read the buffer before the
- * next band overwrites it; the TMA leaves out what lies outside the view.
+ * stores each box; with two buffers (where they fit) a band is written
+ * while the TMA reads the one before, the issuer waiting for the reads of
+ * the band before that (with one, of its own). The TMA leaves out what
+ * lies outside the view.
  * Where the map may be missing (not -fwgmma-tma-only) the builder is left
  * in the block of the kernel's own stores, and the block after both is
  * returned; else NULL, the builder after the store. */
@@ -421,8 +443,8 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     const uint32_t *a = tir_args(m, in);
     LLVMBuilderRef b = L->b;
     Layout lay = lw_layout_of(L, a[0]);
-    uint32_t bm = lay.rows, bn = lay.cols, rb = wgmma_tma_store_rows(bm, bn);
-    if (lay.kind != LAYOUT_MMA || !lay.trans || lay.wn != 1 || bn % 32 || rb % 8 || bm % rb) {
+    uint32_t nbuf, bm = lay.rows, bn = lay.cols, rb = wgmma_tma_store_rows(m, wgmma_marked_loop(m, L->k), &nbuf);
+    if (lay.kind != LAYOUT_MMA || !lay.trans || lay.wn != 1 || bn % 32 || !rb || rb % 8 || bm % rb) {
         lw_error(L, in->loc, "internal error: -fwgmma-tma-store on a %ux%u tile not in the swapped product's layout",
                  bm, bn);
         return NULL;
@@ -458,8 +480,9 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
         LLVMBuildCondBr(b, LLVMBuildAnd(b, LLVMBuildAnd(b, x.nonempty, fits, ""), mapped, ""), tma, own);
     }
     LLVMPositionBuilderAtEnd(b, tma);
-    /* the buffer, 1024-byte aligned for the swizzle */
-    LLVMValueRef sm = smem_ptr(L, rb * bn * 4u + 1024u);
+    /* the buffers, 1024-byte aligned for the swizzle */
+    uint32_t band_bytes = rb * bn * 4u;
+    LLVMValueRef sm = smem_ptr(L, nbuf * band_bytes + 1024u);
     LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
     LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
     LLVMValueRef buf = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "cbuf");
@@ -470,7 +493,9 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     LLVMValueRef bi = batched ? LLVMBuildIntCast2(b, lw_val(L, a[2])->s, L->t_i32, 1, "") : NULL;
     LLVMTypeRef f32 = L->t_f32, v2 = LLVMVectorType(L->t_f32, 2);
     for (uint32_t q = 0; q < bm / rb; q++) {
-        lw_barrier(L); /* the buffer read by the band before's boxes (the issuer waited) */
+        lw_barrier(L); /* this band's buffer read by the TMA (the issuer waited) */
+        LLVMValueRef bq = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, (LLVMValueRef[]){c32(L, q % nbuf * band_bytes)}, 1, "");
+        LLVMValueRef bq32 = LLVMBuildAdd(b, buf32, c32(L, q % nbuf * band_bytes), "");
         for (uint32_t r = 0; r < n; r++) {
             uint32_t dr, dc;
             layout_offset(&lay, r, &dr, &dc);
@@ -484,7 +509,7 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
             off = LLVMBuildAdd(b, off, LLVMBuildMul(b, rho, c32(L, ROW_BYTES), ""), "");
             off = LLVMBuildAdd(b, off, LLVMBuildShl(b, chunk, c32(L, 4), ""), "");
             off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, kap, c32(L, 3), ""), c32(L, 2), ""), "");
-            LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &off, 1, "");
+            LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), bq, &off, 1, "");
             if (pair[r] != PAIR_NONE) { /* columns dc, dc + 1: 8 bytes in one 16-byte chunk (dc even) */
                 LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetUndef(v2), regs[r], c32(L, 0), "");
                 v = LLVMBuildInsertElement(b, v, regs[pair[r]], c32(L, 1), "");
@@ -502,7 +527,7 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
         for (uint32_t p = 0; p < bn / 32; p++) {
             LLVMValueRef ops[5] = {map, LLVMBuildAdd(b, c0, c32(L, 32 * p), ""),
                                    LLVMBuildAdd(b, r0, c32(L, rb * q), ""),
-                                   LLVMBuildAdd(b, buf32, c32(L, p * rb * ROW_BYTES), ""), bi};
+                                   LLVMBuildAdd(b, bq32, c32(L, p * rb * ROW_BYTES), ""), bi};
             if (batched)
                 lw_asm(L, void_t(L),
                        "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [$0, {$1, $2, $4}], [$3];",
@@ -511,8 +536,11 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
                 lw_asm(L, void_t(L), "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
                        "l,r,r,r,~{memory}", ops, 4, SE);
         }
-        lw_asm(L, void_t(L), "cp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;", "~{memory}", NULL, 0,
-               SE);
+        /* the next band's buffer free: the reads of the band nbuf - 1 before it (all of them after the last) */
+        lw_asm(L, void_t(L),
+               q + 1 == bm / rb || nbuf == 1 ? "cp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;"
+                                             : "cp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 1;",
+               "~{memory}", NULL, 0, SE);
         LLVMBuildBr(b, next);
         LLVMPositionBuilderAtEnd(b, next);
     }
