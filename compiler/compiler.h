@@ -204,8 +204,9 @@ typedef struct {
  * ones: ntmaps tensor maps (.param .align 64 .b8 [128] each), then a u32
  * whose bit i says map i was encoded and bit 16 + i that map i's view holds
  * values already rounded to tf32 (RNA; only for maps with TcTmap.round).
- * The kernel uses its TMA path only where every bit i is set (else its own
- * copies: zeros are always safe). The bits 16 + i are the launcher's:
+ * The kernel copies by TMA only where bits 0 and 1 (A's and B's maps) are
+ * set, and stores C by TMA (map 2, -fwgmma-tma-store) only where bit 2 is
+ * (else its own copies and stores: zeros are always safe). The bits 16 + i are the launcher's:
  * where every one is set, it launches the kernel's entry for rounded views
  * (TcKernelInfo.rounded), which reads what it is given (by TMA or by its own
  * copies) as rounded already; the kernel's own entry always rounds. */
@@ -245,8 +246,9 @@ typedef struct {
                             * multiple, else 0 */
     unsigned char rounded; /* the PTX has a second entry, name TC_ROUNDED_SUFFIX, with the same
                             * parameters, launch shape and shared memory, for launches whose views
-                            * all come rounded (every map's TC_TMAP_FLAG_ROUNDED; only kernels whose
-                            * maps all have TcTmap.round) */
+                            * all come rounded (every map's TC_TMAP_FLAG_ROUNDED, the store map's
+                            * included: the launch sets them all; only kernels whose A and B maps
+                            * have TcTmap.round) */
 } TcKernelInfo;
 
 typedef struct {

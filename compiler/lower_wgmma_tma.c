@@ -433,9 +433,11 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
  * while the TMA reads the one before, the issuer waiting for the reads of
  * the band before that (with one, of its own). The TMA leaves out what
  * lies outside the view.
- * Where the map may be missing (not -fwgmma-tma-only) the builder is left
- * in the block of the kernel's own stores, and the block after both is
- * returned; else NULL, the builder after the store. */
+ * Where the map may be missing (not -fwgmma-tma-only) or the tile's first
+ * column is not proven a multiple of 4 (a box's innermost coordinate off 16
+ * bytes faults, bench/NOTES.md v10), the builder is left in the block of the
+ * kernel's own stores, and the block after both is returned; else NULL, the
+ * builder after the store. */
 LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
 {
     const TirModule *m = L->m;
@@ -451,6 +453,8 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     }
     LLVMValueRef *regs = lw_tile_in(L, a[0], &lay);
     uint32_t n = layout_nregs(&lay), pair[TC_MAX_TILE_REGS + 1];
+    if (n > TC_MAX_TILE_REGS)
+        lw_error(L, in->loc, "internal error: -fwgmma-tma-store on a tile of %u registers a thread", n);
     if (!regs || n > TC_MAX_TILE_REGS)
         return NULL;
     if (!layout_pairs(&lay, pair))
@@ -465,10 +469,14 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
             bs = LLVMBuildSExt(b, bs, L->t_i64, "");
         fits = LLVMBuildAnd(b, fits, wg_fits_i32(L, bs, 0), "");
     }
+    /* the box's innermost coordinate on 16 bytes, as for the loads (wg_tma_usable): proven, or
+     * tested with the kernel's own stores beside */
+    int proven = L->tmaps_required && (1u << known_zero_bits(m, a[batched ? 4 : 3], 0)) % 4 == 0;
+    LLVMValueRef col_ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, x.i1, c64(L, 3), ""), c64(L, 0), "");
     LLVMBasicBlockRef tma = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.done");
     LLVMBasicBlockRef own = NULL;
-    if (L->tmaps_required) { /* the map is there (the launch checked): a tile it cannot address stops here */
+    if (proven) { /* the map is there (the launch checked): a tile it cannot address stops here */
         LLVMValueRef bad = LLVMBuildAnd(b, x.nonempty, LLVMBuildNot(b, fits, ""), "");
         lw_asm(L, void_t(L), "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p trap;\n\t}", "r,~{memory}",
                (LLVMValueRef[]){LLVMBuildZExt(b, bad, L->t_i32, "")}, 1, SE);
@@ -477,7 +485,8 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
         own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
         LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + L->ntmaps);
         LLVMValueRef mapped = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, flags, c32(L, 4), ""), c32(L, 0), "");
-        LLVMBuildCondBr(b, LLVMBuildAnd(b, LLVMBuildAnd(b, x.nonempty, fits, ""), mapped, ""), tma, own);
+        LLVMValueRef use = LLVMBuildAnd(b, LLVMBuildAnd(b, x.nonempty, fits, ""), LLVMBuildAnd(b, col_ok, mapped, ""), "");
+        LLVMBuildCondBr(b, use, tma, own);
     }
     LLVMPositionBuilderAtEnd(b, tma);
     /* the buffers, 1024-byte aligned for the swizzle */

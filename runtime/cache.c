@@ -44,7 +44,7 @@
 enum { HDR_SIZE = 96, FORMAT_VERSION = 8, MEM_ENTRIES = 64 };
 /* The bytes of the smallest kernel (no name, parameters or maps), of one
  * parameter and of one tensor map, for bounding counts before allocating. */
-enum { KERNEL_MIN_BYTES = 32, PARAM_BYTES = 12, TMAP_BYTES = 90 };
+enum { KERNEL_MIN_BYTES = 32, PARAM_BYTES = 12, TMAP_BYTES = 91 };
 static const char MAGIC[8] = {'t', 'i', 'l', 'e', 'c', 'K', 'C', '\n'};
 /* A bound on what a reader will allocate for one file. */
 #define MAX_ENTRY_BYTES ((uint64_t)1 << 30)

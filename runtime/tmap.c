@@ -250,7 +250,8 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
                       k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch,
                       p->round ? ", rounded to tf32 (rna)" : "");
     }
-    if (round) /* every view rounded: the kernel need not round (whether it copies by TMA or not) */
+    if (round) /* every view rounded: the kernel need not round (whether it copies by TMA or not); every
+                * map's bit, a store map's too (api.c launches the rounded entry where all are set) */
         for (unsigned i = 0; i < k->ntmaps; i++)
             a->rounded |= TC_TMAP_FLAG_ROUNDED(i);
     return TILEC_SUCCESS;

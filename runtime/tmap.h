@@ -97,8 +97,9 @@ typedef struct {
  * plans[0..n) for maps map_of[0..n), and *round whether they go rounded:
  * a map that cannot be encoded as the arguments are is staged where
  * stage.h says so, all or none (only where every map then can be; none:
- * 0); where every map has TcTmap.round and stage->round and the rule
- * allow, every view, rounded. Two maps of one view (A times A) share its
+ * 0); where every map read has TcTmap.round and stage->round and the rule
+ * allow, every view read, rounded (a map the kernel stores through,
+ * TcTmap.store, is never staged). Two maps of one view (A times A) share its
  * copy. stage->pool and kernels are not looked at. */
 unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
                              TcStagePlan plans[TC_TMAP_MAX], unsigned map_of[TC_TMAP_MAX], int *round);
@@ -107,8 +108,10 @@ unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcS
  * declared parameter); context current (the driver encodes in it). A map
  * that cannot be encoded as the arguments are is staged where stage.h says
  * so, all or none (only where every map then can be; the log notes each
- * view staged); where every map has TcTmap.round and stage->round allows,
- * every view is staged rounded and the flags say so. A driver without
+ * view staged); where every map read has TcTmap.round and stage->round
+ * allows, every view read is staged rounded and the flags say so (every
+ * map's rounded bit, the store map's too: the launcher's test for the
+ * rounded entry is all of them). A driver without
  * cuTensorMapEncodeTiled encodes nothing (flags: only the rounded bits). OUT_OF_MEMORY; CUDA when the driver refuses a map (the log
  * names the kernel, the map and its geometry); or what a staging copy's
  * launch returned (the log names the kernel and the map); a is then empty.

@@ -371,6 +371,10 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
                        uint32_t smem, int store, Landing **lp)
 {
     unsigned es = map->esize, r = map->rank;
+    /* the hardware faults on a box whose innermost coordinate is off 16 bytes (an illegal
+     * instruction on the H200: bench/NOTES.md v10) */
+    if (((int64_t)c[0] * es) % 16 != 0)
+        return emu_fail(b, PTX_EMU_FAULT, in, "a box's innermost coordinate %d is not on 16 bytes", c[0]), 0;
     uint64_t total = 1;
     for (unsigned d = 0; d < r; d++)
         total *= map->box[d];
