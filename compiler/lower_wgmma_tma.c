@@ -485,7 +485,8 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
         own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
         LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + L->ntmaps);
         LLVMValueRef mapped = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, flags, c32(L, 4), ""), c32(L, 0), "");
-        LLVMValueRef use = LLVMBuildAnd(b, LLVMBuildAnd(b, x.nonempty, fits, ""), LLVMBuildAnd(b, col_ok, mapped, ""), "");
+        LLVMValueRef use = LLVMBuildAnd(b, LLVMBuildAnd(b, x.nonempty, fits, ""),
+                                        LLVMBuildAnd(b, col_ok, mapped, ""), "");
         LLVMBuildCondBr(b, use, tma, own);
     }
     LLVMPositionBuilderAtEnd(b, tma);
@@ -503,8 +504,9 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     LLVMTypeRef f32 = L->t_f32, v2 = LLVMVectorType(L->t_f32, 2);
     for (uint32_t q = 0; q < bm / rb; q++) {
         lw_barrier(L); /* this band's buffer read by the TMA (the issuer waited) */
-        LLVMValueRef bq = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, (LLVMValueRef[]){c32(L, q % nbuf * band_bytes)}, 1, "");
-        LLVMValueRef bq32 = LLVMBuildAdd(b, buf32, c32(L, q % nbuf * band_bytes), "");
+        LLVMValueRef boff = c32(L, q % nbuf * band_bytes);
+        LLVMValueRef bq = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &boff, 1, "");
+        LLVMValueRef bq32 = LLVMBuildAdd(b, buf32, boff, "");
         for (uint32_t r = 0; r < n; r++) {
             uint32_t dr, dc;
             layout_offset(&lay, r, &dr, &dc);
