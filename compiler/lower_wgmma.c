@@ -271,6 +271,22 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
 
 /* Byte offset of 16-byte chunk `chunk` of 128-byte row `row` under the
  * 128-byte swizzle: chunk ^ (row % 8). */
+void wg_trap_if(Lower *L, LLVMValueRef cond)
+{
+    lw_asm(L, void_t(L), "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p trap;\n\t}", "r,~{memory}",
+           (LLVMValueRef[]){LLVMBuildZExt(L->b, cond, L->t_i32, "")}, 1, SE);
+}
+
+LLVMValueRef wg_smem_1024(Lower *L, uint32_t bytes, LLVMValueRef *addr32)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef sm = smem_ptr(L, bytes + 1024u);
+    LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
+    LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
+    *addr32 = LLVMBuildTrunc(b, LLVMBuildAdd(b, sm64, pad, ""), L->t_i32, "");
+    return LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "");
+}
+
 LLVMValueRef wg_swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk)
 {
     LLVMValueRef x = LLVMBuildXor(L->b, chunk, LLVMBuildAnd(L->b, row, c32(L, 7), ""), "");
@@ -813,9 +829,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
         }
         L->tmaps_pre |= P.pre;
         if (P.tma_only) { /* no copies of its own: a program the maps cannot serve stops here */
-            LLVMValueRef bad = LLVMBuildNot(b, P.use_tma, "");
-            lw_asm(L, void_t(L), "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p trap;\n\t}",
-                   "r,~{memory}", (LLVMValueRef[]){LLVMBuildZExt(b, bad, L->t_i32, "")}, 1, SE);
+            wg_trap_if(L, LLVMBuildNot(b, P.use_tma, ""));
             P.use_tma = LLVMConstInt(L->t_i1, 1, 0);
             L->tmaps_required = 1;
         }
@@ -835,11 +849,7 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
      * 3xtf32's flags */
     uint32_t ring_bytes = P.stages * P.stage_bytes;
     uint32_t spare_bytes = P.swapped && P.copies == 3 ? P.bm * ROW_BYTES : 0; /* 3xtf32's hic tile */
-    LLVMValueRef sm = smem_ptr(L, smem_bytes);
-    LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
-    LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
-    P.ring = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "ring");
-    P.ring32 = LLVMBuildTrunc(b, LLVMBuildAdd(b, sm64, pad, ""), L->t_i32, "");
+    P.ring = wg_smem_1024(L, smem_bytes - 1024u, &P.ring32); /* (smem_bytes has the 1024 for the alignment) */
     P.spare32 = LLVMBuildAdd(b, P.ring32, c32(L, ring_bytes), "");
     P.raw_off = c32(L, ring_bytes + spare_bytes);
     P.raw32 = LLVMBuildAdd(b, P.ring32, P.raw_off, "");

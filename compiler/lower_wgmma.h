@@ -147,6 +147,11 @@ void wg_split(Pipe *P, LLVMValueRef x, LLVMValueRef out[3]);
  * *special (if not NULL): i1, some element not finite or rounding to Inf
  * (3xtf32: its hic copy is not its big one). */
 void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16], LLVMValueRef *special);
+/* A trap where i1 cond holds (a program the tensor maps cannot serve). */
+void wg_trap_if(Lower *L, LLVMValueRef cond);
+/* `bytes` of shared memory (smem_ptr) from a 1024-byte boundary, as the
+ * 128-byte swizzle wants: the pointer, and in *addr32 its shared address. */
+LLVMValueRef wg_smem_1024(Lower *L, uint32_t bytes, LLVMValueRef *addr32);
 /* Byte offset of 16-byte chunk `chunk` of 128-byte row `row` under the
  * 128-byte swizzle: chunk ^ (row % 8). */
 LLVMValueRef wg_swz(Lower *L, LLVMValueRef row, LLVMValueRef chunk);

@@ -477,9 +477,7 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.done");
     LLVMBasicBlockRef own = NULL;
     if (proven) { /* the map is there (the launch checked): a tile it cannot address stops here */
-        LLVMValueRef bad = LLVMBuildAnd(b, x.nonempty, LLVMBuildNot(b, fits, ""), "");
-        lw_asm(L, void_t(L), "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $0, 0;\n\t@p trap;\n\t}", "r,~{memory}",
-               (LLVMValueRef[]){LLVMBuildZExt(b, bad, L->t_i32, "")}, 1, SE);
+        wg_trap_if(L, LLVMBuildAnd(b, x.nonempty, LLVMBuildNot(b, fits, ""), ""));
         LLVMBuildCondBr(b, x.nonempty, tma, done);
     } else {
         own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
@@ -492,11 +490,7 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     LLVMPositionBuilderAtEnd(b, tma);
     /* the buffers, 1024-byte aligned for the swizzle */
     uint32_t band_bytes = rb * bn * 4u;
-    LLVMValueRef sm = smem_ptr(L, nbuf * band_bytes + 1024u);
-    LLVMValueRef sm64 = LLVMBuildPtrToInt(b, sm, L->t_i64, "");
-    LLVMValueRef pad = LLVMBuildAnd(b, LLVMBuildSub(b, c64(L, 0), sm64, ""), c64(L, 1023), "");
-    LLVMValueRef buf = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sm, &pad, 1, "cbuf");
-    LLVMValueRef buf32 = LLVMBuildTrunc(b, LLVMBuildAdd(b, sm64, pad, ""), L->t_i32, "");
+    LLVMValueRef buf32, buf = wg_smem_1024(L, nbuf * band_bytes, &buf32);
     LLVMValueRef row0 = layout_base_row(L, &lay), col0 = layout_base_col(L, &lay);
     LLVMValueRef map = lw_tmap_addr(L, L->tma_param0 + 2);
     LLVMValueRef c0 = LLVMBuildTrunc(b, x.i1, L->t_i32, ""), r0 = LLVMBuildTrunc(b, x.i0, L->t_i32, "");
@@ -514,11 +508,10 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
                 continue;
             LLVMValueRef rho = LLVMBuildAdd(b, row0, c32(L, dr - rb * q), "");
             LLVMValueRef kap = LLVMBuildAdd(b, col0, c32(L, dc), "");
-            LLVMValueRef chunk = LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildLShr(b, kap, c32(L, 2), ""), c32(L, 7), ""),
-                                              LLVMBuildAnd(b, rho, c32(L, 7), ""), "");
+            /* box kap / 32, row rho, its 16-byte chunk kap % 32 / 4 under the swizzle */
+            LLVMValueRef chunk = LLVMBuildAnd(b, LLVMBuildLShr(b, kap, c32(L, 2), ""), c32(L, 7), "");
             LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, kap, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
-            off = LLVMBuildAdd(b, off, LLVMBuildMul(b, rho, c32(L, ROW_BYTES), ""), "");
-            off = LLVMBuildAdd(b, off, LLVMBuildShl(b, chunk, c32(L, 4), ""), "");
+            off = LLVMBuildAdd(b, off, wg_swz(L, rho, chunk), "");
             off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, kap, c32(L, 3), ""), c32(L, 2), ""), "");
             LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), bq, &off, 1, "");
             if (pair[r] != PAIR_NONE) { /* columns dc, dc + 1: 8 bytes in one 16-byte chunk (dc even) */
@@ -539,13 +532,10 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
             LLVMValueRef ops[5] = {map, LLVMBuildAdd(b, c0, c32(L, 32 * p), ""),
                                    LLVMBuildAdd(b, r0, c32(L, rb * q), ""),
                                    LLVMBuildAdd(b, bq32, c32(L, p * rb * ROW_BYTES), ""), bi};
-            if (batched)
-                lw_asm(L, void_t(L),
-                       "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [$0, {$1, $2, $4}], [$3];",
-                       "l,r,r,r,r,~{memory}", ops, 5, SE);
-            else
-                lw_asm(L, void_t(L), "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
-                       "l,r,r,r,~{memory}", ops, 4, SE);
+            lw_asm(L, void_t(L),
+                   batched ? "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [$0, {$1, $2, $4}], [$3];"
+                           : "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+                   batched ? "l,r,r,r,r,~{memory}" : "l,r,r,r,~{memory}", ops, 4u + (batched != 0), SE);
         }
         /* the next band's buffer free: the reads of the band nbuf - 1 before it (all of them after the last) */
         lw_asm(L, void_t(L),
