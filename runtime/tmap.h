@@ -99,8 +99,9 @@ typedef struct {
  * stage.h says so, all or none (only where every map then can be; none:
  * 0); where every map read has TcTmap.round and stage->round and the rule
  * allow, every view read, rounded (a map the kernel stores through,
- * TcTmap.store, is never staged). Two maps of one view (A times A) share its
- * copy. stage->pool and kernels are not looked at. */
+ * TcTmap.store, is never staged; where it cannot be encoded as it is, a
+ * kernel without stores of its own, tma_required, stages nothing). Two
+ * maps of one view (A times A) share its copy. stage->pool and kernels are not looked at. */
 unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
                              TcStagePlan plans[TC_TMAP_MAX], unsigned map_of[TC_TMAP_MAX], int *round);
 

@@ -351,8 +351,10 @@ static void gemm_args(GemmArgs *g, int32_t M, int32_t N, int32_t K, int32_t lda,
 }
 
 /* GEMM's kernel compiled for prec (its maps take rounded views for
- * tf32-rna); free with tc_result_free. */
-static void gemm_kernel(TirPrecision prec, TcResult *r)
+ * tf32-rna), tma_store: with -fwgmma-tma-only -fwgmma-tma-store (a third
+ * map, C's, stored through; no copies or stores of its own); free with
+ * tc_result_free. */
+static void gemm_kernel_with(TirPrecision prec, int tma_store, TcResult *r)
 {
     char src[2048];
     const char *at = strstr(GEMM, "STORE");
@@ -361,12 +363,16 @@ static void gemm_kernel(TirPrecision prec, TcResult *r)
     tc_options_default(&o);
     o.keep_llvm_ir = 0;
     o.precision = prec;
+    o.wgmma_tma_only = o.wgmma_tma_store = tma_store;
     StrBuf log;
     sb_init(&log);
     ck_assert_int_eq(tc_compile("mm.tir", src, strlen(src), &o, r, &log), 0);
-    ck_assert_uint_eq(r->kernels[0].ntmaps, 2);
+    ck_assert_uint_eq(r->kernels[0].ntmaps, tma_store ? 3 : 2);
+    ck_assert_int_eq(r->kernels[0].tma_required, tma_store);
     sb_free(&log);
 }
+
+static void gemm_kernel(TirPrecision prec, TcResult *r) { gemm_kernel_with(prec, 0, r); }
 
 static unsigned plan_for(const TcResult *r, const GemmArgs *g, uint64_t programs, int round_mode, TcStagePlan *plans,
                          unsigned *map_of, int *round)
@@ -423,6 +429,38 @@ START_TEST(launch_plans)
 }
 END_TEST
 
+/* A kernel with no stores of its own (-fwgmma-tma-only -fwgmma-tma-store)
+ * cannot run where C's map cannot be encoded (the JIT then launches its
+ * full kernel, which stages for itself): nothing is staged for it, rounded
+ * or not. With C on 16 bytes it stages as the others do; C is never staged. */
+START_TEST(launch_plans_store_map)
+{
+    GemmArgs g;
+    TcStagePlan plans[TC_TMAP_MAX];
+    unsigned map_of[TC_TMAP_MAX];
+    int round;
+    TcResult rna, rne;
+    gemm_kernel_with(PREC_TF32_RNA, 1, &rna);
+    gemm_kernel_with(PREC_TF32_RNE, 1, &rne);
+    ck_assert(rna.kernels[0].tmaps[2].store && !rna.kernels[0].tmaps[0].store);
+    uint64_t grid8192 = 64 * 32;
+    gemm_args(&g, 8192, 8192, 8190, 8190, 8192); /* A's rows off 16 bytes, C's on */
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 2);
+    ck_assert_int_eq(round, 1);
+    ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 1);
+    ck_assert(map_of[0] == 0 && round == 0);
+    g.ldc = 8191; /* C's rows off 16 bytes: no map for C, so none of the copies */
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_ALWAYS, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rne, &g, UINT64_MAX, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    g.ldc = 8192;
+    g.C += 4; /* C's base off 16 bytes: the same */
+    ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    tc_result_free(&rna);
+    tc_result_free(&rne);
+}
+END_TEST
+
 /* The copy kernels' PTX passes ptxas (the toolkit's, where installed) for
  * sm_80 and sm_90, and names both entries. */
 START_TEST(copy_kernels_assemble)
@@ -471,6 +509,7 @@ static Suite *suite(void)
     tcase_add_test(c, compiler_refuses);
     tcase_add_test(c, compiler_rounds_rna_only);
     tcase_add_test(c, launch_plans);
+    tcase_add_test(c, launch_plans_store_map);
     tcase_set_timeout(c, 120); /* compiles GEMM kernels: slow under sanitizers */
     suite_add_tcase(s, c);
     return s;
