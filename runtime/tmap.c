@@ -106,6 +106,10 @@ int tc_tmap_geometry(const TcTmap *m, const TirType *params, unsigned nparams, v
     unsigned esize = tc_tmap_esize(m->dtype);
     if (base == 0 || base % BASE_ALIGN != 0 || !extent_ok(d0) || !extent_ok(d1) || !stride_ok(s0, esize) || s1 != 1)
         return 0;
+    /* a TMA store writes whole 16-byte chunks of a row: a row that ends inside one would have the
+     * elements after it written (bench/NOTES.md v28), so a map stored through needs rows of whole chunks */
+    if (m->store && ((uint64_t)d1 * esize) % 16 != 0)
+        return 0;
     g->dtype = m->dtype;
     g->base = base;
     g->byte_strides[0] = (uint64_t)s0 * esize;

@@ -381,13 +381,16 @@ static int tensor_copy(Blk *b, const Th *t, const PtxInsn *in, const PtxEmuTmap 
     Landing *l = store ? NULL : land_new(b, (unsigned)total, es);
     if (lp)
         *lp = l;
+    /* a store writes whole 16-byte chunks of a row: where the innermost extent is not a multiple of
+     * 16 bytes, past it up to the next 16 (the H100's did: bench/NOTES.md v28) */
+    int64_t row_end = store ? (int64_t)(((uint64_t)map->dims[0] * es + 15) / 16 * 16 / es) : (int64_t)map->dims[0];
     for (uint64_t i = 0; i < total; i++) {
         uint64_t rem = i, off = 0;
         int inside = 1;
         for (unsigned d = 0; d < r; d++) {
             int64_t g = (int64_t)c[d] + (int64_t)(rem % map->box[d]);
             rem /= map->box[d];
-            if (g < 0 || g >= (int64_t)map->dims[d])
+            if (g < 0 || g >= (d ? (int64_t)map->dims[d] : row_end))
                 inside = 0;
             else
                 off += d ? (uint64_t)g * map->strides[d - 1] : (uint64_t)g * es;
