@@ -75,7 +75,7 @@ typedef struct {
                                 * panel): a launch must then pass every map encoded
                                 * (TcKernelInfo.tma_required), else the kernel traps. Compiles in about
                                 * two thirds of the time (bench/NOTES.md v18) */
-    int wgmma_tma_store;       /* experimental (-fwgmma-tma-store; not run on a GPU yet): the f32 swapped
+    int wgmma_tma_store;       /* -fwgmma-tma-store (the JIT adds it, runtime/api.c): the f32 swapped
                                 * product's accumulators stored by TMA where the loop's result goes
                                 * straight to a rank-2 or batched f32 view: bands of rows through a
                                 * buffer in shared memory, each band a box per 32 columns, through a

@@ -702,13 +702,16 @@ tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, 
     if (!rt->settings.jit_tma_only || has_opt(nopts, opts, "-fwgmma-tma-only") || has_opt(nopts, opts, "-fno-wgmma-tma-only") ||
         has_opt(nopts, opts, "-fno-wgmma-tma"))
         return load_source(rt, src, len, name, nopts, opts, mod, msg);
-    const char **more = malloc(((size_t)nopts + 1) * sizeof *more);
+    /* and C stored by TMA too (-fwgmma-tma-store: ptxas's time a quarter less, bench/NOTES.md v28),
+     * first, so that options that say otherwise win */
+    const char **more = malloc(((size_t)nopts + 2) * sizeof *more);
     if (!more)
         return TILEC_ERROR_OUT_OF_MEMORY;
+    more[0] = "-fwgmma-tma-store";
     if (nopts)
-        memcpy(more, opts, (size_t)nopts * sizeof *more);
-    more[nopts] = "-fwgmma-tma-only";
-    tilecResult t = load_source(rt, src, len, name, nopts + 1, more, mod, msg);
+        memcpy(more + 1, opts, (size_t)nopts * sizeof *more);
+    more[nopts + 1] = "-fwgmma-tma-only";
+    tilecResult t = load_source(rt, src, len, name, nopts + 2, more, mod, msg);
     free(more);
     if (t != TILEC_SUCCESS)
         return t;

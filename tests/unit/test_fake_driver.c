@@ -420,33 +420,41 @@ START_TEST(jit_tma_only_falls_back)
 }
 END_TEST
 
-/* With -fwgmma-tma-store the JIT's kernel stores C only by TMA: where C's
- * rows are off 16 bytes it cannot run, and the launch takes the kernel as
- * asked for, which stages A (K odd) for itself; A is copied once, not first
- * for the kernel that cannot run too. With C's map, the TMA-only kernel
- * runs after the same one copy. */
+/* The JIT's kernel stores C only by TMA (-fwgmma-tma-store, its default):
+ * where C's rows are off 16 bytes it cannot run, and the launch takes the
+ * kernel as asked for (one more module), which stages A (K odd) for
+ * itself; A is copied once, not first for the kernel that cannot run too.
+ * With C's map, the TMA-only kernel runs after the same one copy. With
+ * -fno-wgmma-tma-store in the options the TMA-only kernel stores C itself
+ * and serves both launches. */
 START_TEST(jit_tma_store_stages_once)
 {
-    tilecDevicePtr p;
-    const char *opts[] = {"--arch=sm_90a", "--precision=tf32-rne", "-fwgmma-tma-store"};
-    tilecModule m = fresh_gemm("TILEC_JIT_TMA_ONLY", NULL, opts, 3, &p);
-    int32_t big = 4096, odd = 4095;
-    const unsigned many[3] = {32, 32, 1};
-    void *c_mapped[] = {&p, &p, &p, &big, &big, &odd, &odd, &big, &big};
-    void *c_skewed[] = {&p, &p, &p, &big, &big, &odd, &odd, &big, &odd};
-    for (int round = 0; round < 2; round++) {
-        void **args = round ? c_skewed : c_mapped;
-        unsigned before = fake->launches;
-        const char *log = "";
-        tilecResult r = tilecLaunch(m, "mm", many, NULL, args);
-        tilecRuntimeGetLog(rt, &log);
-        ck_assert_msg(r == TILEC_SUCCESS, "round %d: %s: %s", round, tilecGetErrorString(r), log);
-        char got[256];
-        last_kernels(fake->launches - before, got, sizeof got);
-        ck_assert_msg(!strcmp(got, "tilec_stage_b32 mm"), "round %d: launched '%s'", round, got);
+    for (int no_store = 0; no_store < 2; no_store++) {
+        tilecDevicePtr p;
+        const char *opts[] = {"--arch=sm_90a", "--precision=tf32-rne", "-fno-wgmma-tma-store"};
+        tilecModule m = fresh_gemm("TILEC_JIT_TMA_ONLY", NULL, opts, 2 + no_store, &p);
+        int32_t big = 4096, odd = 4095;
+        const unsigned many[3] = {32, 32, 1};
+        void *c_mapped[] = {&p, &p, &p, &big, &big, &odd, &odd, &big, &big};
+        void *c_skewed[] = {&p, &p, &p, &big, &big, &odd, &odd, &big, &odd};
+        int modules = fake->modules;
+        for (int round = 0; round < 2; round++) {
+            void **args = round ? c_skewed : c_mapped;
+            unsigned before = fake->launches;
+            const char *log = "";
+            tilecResult r = tilecLaunch(m, "mm", many, NULL, args);
+            tilecRuntimeGetLog(rt, &log);
+            ck_assert_msg(r == TILEC_SUCCESS, "round %d: %s: %s", round, tilecGetErrorString(r), log);
+            char got[256];
+            last_kernels(fake->launches - before, got, sizeof got);
+            ck_assert_msg(!strcmp(got, "tilec_stage_b32 mm"), "round %d: launched '%s'", round, got);
+            if (!round)
+                modules = fake->modules; /* m's and the copy kernels' */
+        }
+        ck_assert_int_eq(fake->modules, modules + !no_store); /* the kernel as asked for, for C's sake */
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+        ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
     }
-    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
-    ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
 }
 END_TEST
 
