@@ -2,6 +2,7 @@
 # -fwgmma-tma-store, all elements written past a row's end inside its last 16-byte chunk (a TMA
 # store writes whole chunks); this build encodes no store map where C's rows end inside one, and
 # its JIT adds the option by default.
+# (At most ~8.7 minutes: the budget left.)
 # 1. gpu_test_gemm's quick set with the option as compiled, and through the JIT's default.
 # 2. The full benchmark with cuBLAS and Triton in the same run (bench/run.sh, session 23's go4.sh
 #    SHAPES and BENCH_ARGS; the JIT's new default).
@@ -22,24 +23,24 @@ echo "gpu_test_gemm (JIT, its default) exit $? t=$((SECONDS-S))"; tail -1 $R/gem
 grep -B6 FAIL $R/gemm_store.log $R/gemm_jit.log | head -20
 export SHAPES=1024,4096,8192,8191x8193x8190,4096x4096x64
 export BENCH_ARGS="--cfg=128x256x32w8g8,128x128x32w8 --cfg-bf16=128x256x64w8g8,128x128x64w8 --target-ms=40 --warmup-ms=20 --modes=tf32-rna,tf32-rne,3xtf32,ieee,bf16 --archs=sm_90a --compile-runs=3"
-timeout $((440 - SECONDS + S)) bash bench/run.sh $B $R/full > $R/run.log 2>&1; echo "run.sh exit $? t=$((SECONDS-S))"
+timeout $((400 - SECONDS + S)) bash bench/run.sh $B $R/full > $R/run.log 2>&1; echo "run.sh exit $? t=$((SECONDS-S))"
 tar -C /tmp -cJf ${OUT:-/tmp}/res.tar.xz res
 grep -E '^\[|^ *(cublas|tilec)' $R/full/tilec_gemm.log | tr -s ' ' | cut -c1-110 | head -80
 grep -A14 '^compile time' $R/full/tilec_gemm.log | grep -v '^--' | head -30
 grep -E 'tf32|bf16|ieee|first-call' $R/full/triton_gemm.log | head -40
 export CUDA_CACHE_DISABLE=1
 for r in 1 2 3; do for o in -fno-wgmma-tma-store ""; do
-  left=$((540 - SECONDS + S)); [ $left -lt 20 ] && break
+  left=$((470 - SECONDS + S)); [ $left -lt 20 ] && break
   echo "== r$r ${o:-default}"
   timeout 20 $B/bin/bench_gemm --archs=sm_90a --modes=tf32-rna,tf32-rne --shapes=4096 --cfg=128x256x32w8g8 \
     ${o:+--copt=$o} --target-ms=30 --warmup-ms=20 --compile-runs=1 2>&1 | grep -E '^ *(tilec|cublas tf32)' | tr -s ' '
 done; done; echo "A/B t=$((SECONDS-S))"
 for o in -fno-wgmma-tma-store ""; do
-  left=$((570 - SECONDS + S)); [ $left -lt 15 ] && break
+  left=$((500 - SECONDS + S)); [ $left -lt 15 ] && break
   timeout $left $B/bin/bench_gemm --compile-only --cfg=128x256x32w8g8 --modes=tf32-rna --archs=sm_90a --compile-runs=5 \
     ${o:+--copt=$o} 2>&1 | grep jit-cold
 done
-left=$((590 - SECONDS + S)); if [ $left -gt 10 ]; then
+left=$((520 - SECONDS + S)); if [ $left -gt 10 ]; then
   timeout $left $B/bin/gpu_test_accuracy > $R/accuracy.log 2>&1; echo "gpu_test_accuracy exit $? t=$((SECONDS-S))"; tail -1 $R/accuracy.log
 fi
 tar -C /tmp -cJf ${OUT:-/tmp}/res.tar.xz res
