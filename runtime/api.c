@@ -855,7 +855,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                 sb_printf(&msg, "%s %u", said++ ? " and" : "", m);
         sb_printf(&msg, " %s not (a view's base or row stride off 16 bytes, or another limit of a tensor map, and no "
                         "staged copy: staging off, out of memory or too large; a view the kernel stores through, "
-                        "-fwgmma-tma-store, is never staged); compile without -fwgmma-tma-only for such views\n",
+                        "-fwgmma-tma-store, is never staged, and its rows must be a multiple of 16 bytes long); compile without "
+                        "-fwgmma-tma-only for such views\n",
                   missing > 1 ? "are" : "is");
         tc_tmap_args_free(&tmaps);
         cu_ctx_leave();
