@@ -128,7 +128,7 @@ TILEC_API tilecResult tilecRuntimeCreate(tilecRuntime *rt, int device);
  *   --stage=never|auto|always     tilecLaunch's copies of views TMA cannot
  *   --preround=never|auto|always  describe, and of tf32-rna views rounded
  *                        (TILEC_STAGE, TILEC_PREROUND = 0|1; default auto)
- *   --jit-tma-only, --no-jit-tma-only   tilecModuleLoadSource's own option
+ *   --jit-tma-only, --no-jit-tma-only   tilecModuleLoadSource's own options
  *                        (TILEC_JIT_TMA_ONLY=0; default on)
  *   --persist-blocks=N   a persistent launch's blocks at most, 0..65535
  *                        (0: no cap; TILEC_PERSIST_BLOCKS=1..65535)
@@ -154,7 +154,10 @@ TILEC_API tilecResult tilecRuntimeDestroy(tilecRuntime *rt);
 TILEC_API tilecResult tilecModuleLoad(tilecRuntime rt, tilecProgram prog, tilecModule *mod);
 /* Compiles (or finds in the cache) and loads source in one step. On its own
  * account it adds -fwgmma-tma-only (kernels without copies of their own
- * where their tiles are provably aligned: a smaller compile) and compiles
+ * where their tiles are provably aligned: a smaller compile) and, first,
+ * so that the given options may say otherwise, -fwgmma-tma-store (C stored
+ * by TMA, without stores of the kernel's own where that is proven to work:
+ * smaller again), and compiles
  * the kernel as asked for at the first launch that needs it (docs/TIR.md,
  * "The JIT's default"; TILEC_JIT_TMA_ONLY=0: never). The compile's warnings
  * and --remarks are notes in the runtime's log (none when the kernel comes

@@ -88,7 +88,8 @@ struct tilecModule_st {
 /* A module whose kernels the runtime compiled with -fwgmma-tma-only on its
  * own account (the JIT's default; TILEC_JIT_TMA_ONLY=0: never) keeps what
  * it was loaded from, so that a launch its TMA-only kernel cannot serve (a
- * view no map describes that the staging rule leaves unstaged) runs the
+ * view no map describes that the staging rule leaves unstaged, or C's view
+ * that no map can store to, -fwgmma-tma-store) runs the
  * kernel as asked for instead, loaded then, once: the launches decide as
  * the kernel asked for would, only the first compile is smaller. */
 struct FullKernels {
@@ -730,7 +731,7 @@ static tilecModule full_module(tilecModule mod, StrBuf *msg)
     if (!f->mod && load_source(mod->rt, f->src, f->len, f->name, f->nopts, (const char *const *)f->opts, &f->mod,
                                msg) == TILEC_SUCCESS)
         sb_printf(msg, "note: %s: a launch the JIT's TMA-only kernels cannot serve (a view no tensor map describes, "
-                       "not staged): loaded them with their own copies too (TILEC_JIT_TMA_ONLY=0: from the start)\n",
+                       "not staged, or C's that none can store to): loaded them with their own copies too (TILEC_JIT_TMA_ONLY=0: from the start)\n",
                   f->name ? f->name : "<input>");
     tilecModule full = f->mod;
     pthread_mutex_unlock(&f->mu);

@@ -32,7 +32,7 @@ typedef struct {
     char *ptxas;             /* NULL: none, the driver's JIT */
     int stage;               /* TC_SWITCH_*: staging of views TMA cannot describe */
     int preround;            /* TC_SWITCH_*: tf32-rna views copied rounded */
-    int jit_tma_only;        /* tilecModuleLoadSource adds -fwgmma-tma-only */
+    int jit_tma_only;        /* tilecModuleLoadSource adds -fwgmma-tma-only and -fwgmma-tma-store */
     unsigned persist_blocks; /* a persistent launch takes at most this many blocks; 0: no cap */
     unsigned tune_jobs;      /* tilecAutotune's compile threads; 0: one per CPU */
     int tune_verbose;        /* tilecAutotune prints its progress on stderr */

@@ -50,8 +50,9 @@ typedef struct {
  * not 16-byte aligned, an extent outside 1..INT32_MAX, a column stride
  * other than 1, a row (or batch) stride that is not a positive multiple of
  * 16 bytes below 2^40, panels of another element type than f32 or whose
- * column count is not a multiple of 8, or parameter indices and types that
- * do not fit the map. */
+ * column count is not a multiple of 8, a map stored through (TcTmap.store)
+ * whose rows are not a multiple of 16 bytes long (a TMA store writes whole
+ * 16-byte chunks), or parameter indices and types that do not fit the map. */
 int tc_tmap_geometry(const TcTmap *m, const TirType *params, unsigned nparams, void *const *args,
                      TcTmapGeometry *g);
 /* "rank 2, dims {..}, byte strides {..}, box {..}, f32, 128-byte swizzle,

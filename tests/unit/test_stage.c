@@ -456,6 +456,10 @@ START_TEST(launch_plans_store_map)
     g.ldc = 8192;
     g.C += 4; /* C's base off 16 bytes: the same */
     ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    g.C -= 4;
+    g.N = 8190; /* C's rows on 16 bytes but 8190 floats long: a store would write past them, no map */
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
     tc_result_free(&rna);
     tc_result_free(&rne);
 }
