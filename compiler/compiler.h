@@ -81,6 +81,10 @@ typedef struct {
                                 * buffer in shared memory, each band a box per 32 columns, through a
                                 * third tensor map (TcTmap.store); the kernel's own stores where that
                                 * map is not encoded (none with -fwgmma-tma-only: the map required) */
+    int wgmma_tma_store_two;   /* experimental (-fwgmma-tma-store-two-buffers): the store's bands as tall as
+                                * two buffers of them fit (the TMA reads one while the next is written),
+                                * not the tallest band that fits once (128x256's 4 stages: 8 rows twice,
+                                * not 16 rows once) */
     int persistent;            /* -fpersistent: a grid of as many blocks as the GPU runs at once, each
                                 * taking the launch's programs in turn (program b, then b + the blocks
                                 * launched, ...); a GEMM pipeline's producers then copy the next
@@ -332,12 +336,13 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
  * TMA through the third map (NULL: none), and for marked loop f the rows of
  * C a band of it takes through a buffer in shared memory (a multiple of 8
  * dividing BM, at most TMA_STORE_BYTES a band) and how many such buffers
- * (*nbuf: 2, or 1) fit beside the pipeline's stages; 0 where none does.
+ * (*nbuf: 2, or 1) fit beside the pipeline's stages (the tallest band
+ * first; -fwgmma-tma-store-two-buffers: two buffers first); 0 where none does.
  * *why: why the option, asked for, does not apply to a kernel with the
  * pipeline (NULL: it does, or nothing to say). */
 enum { TMA_STORE_BYTES = 16384 };
 const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const TcOptions *o, const char **why);
-uint32_t wgmma_tma_store_rows(const TirModule *m, const TirInst *f, uint32_t *nbuf);
+uint32_t wgmma_tma_store_rows(const TirModule *m, const TirInst *f, const TcOptions *o, uint32_t *nbuf);
 
 /* pass_prefetch.c: a loop's tile loads issued one iteration ahead. */
 int pass_prefetch(TirModule *m, Diag *d);

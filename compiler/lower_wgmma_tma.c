@@ -119,16 +119,19 @@ static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcT
     return tmap_of_view(m, tir_args(m, ld)[0], elem, t);
 }
 
-uint32_t wgmma_tma_store_rows(const TirModule *m, const TirInst *f, uint32_t *nbuf)
+uint32_t wgmma_tma_store_rows(const TirModule *m, const TirInst *f, const TcOptions *o, uint32_t *nbuf)
 {
     const TirInst *dot = wgmma_loop_dot(m, f);
     uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
     uint32_t pipe = wgmma_swapped_smem_bytes(bm, bn, (TirPrecision)dot->ival, (uint32_t)f->ival) + 16u + 1024u;
-    uint32_t rb = TMA_STORE_BYTES / (bn * 4u) / 8u * 8u;
-    for (rb = rb > bm ? bm : rb; rb >= 8 && bm % rb == 0; rb /= 2)
-        for (*nbuf = 2; *nbuf > 0; --*nbuf)
-            if (pipe + *nbuf * rb * bn * 4u <= 227u * 1024u)
-                return rb;
+    uint32_t top = TMA_STORE_BYTES / (bn * 4u) / 8u * 8u, rb;
+    top = top > bm ? bm : top;
+    /* -fwgmma-tma-store-two-buffers: first the tallest band that fits twice */
+    for (int two = o->wgmma_tma_store_two; two >= 0; two--)
+        for (rb = top; rb >= 8 && bm % rb == 0; rb /= 2)
+            for (*nbuf = 2; *nbuf > (two ? 1u : 0u); --*nbuf)
+                if (pipe + *nbuf * rb * bn * 4u <= 227u * 1024u)
+                    return rb;
     *nbuf = 0;
     return 0;
 }
@@ -149,7 +152,7 @@ const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const 
         *why = "it takes the f32 pipeline's tf32 and 3xtf32 products with BN a multiple of 32";
     else if (o->wgmma_cluster)
         *why = "not with -fwgmma-cluster";
-    else if (!wgmma_tma_store_rows(m, f, &nbuf))
+    else if (!wgmma_tma_store_rows(m, f, o, &nbuf))
         *why = "no buffer of 8 rows fits in shared memory beside the pipeline's stages (--stages=N: fewer)";
     if (*why)
         return NULL;
@@ -216,7 +219,7 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     if (!st)
         return 2;
     maps[2] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_F32, .store = 1,
-                       .box = {32, (uint16_t)wgmma_tma_store_rows(m, f, &nbuf), 0}};
+                       .box = {32, (uint16_t)wgmma_tma_store_rows(m, f, o, &nbuf), 0}};
     return tmap_of_view(m, tir_args(m, st)[1], ELEM_F32, &maps[2]) ? 3 : 2;
 }
 
@@ -445,7 +448,7 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     const uint32_t *a = tir_args(m, in);
     LLVMBuilderRef b = L->b;
     Layout lay = lw_layout_of(L, a[0]);
-    uint32_t nbuf, bm = lay.rows, bn = lay.cols, rb = wgmma_tma_store_rows(m, wgmma_marked_loop(m, L->k), &nbuf);
+    uint32_t nbuf, bm = lay.rows, bn = lay.cols, rb = wgmma_tma_store_rows(m, wgmma_marked_loop(m, L->k), L->o, &nbuf);
     if (lay.kind != LAYOUT_MMA || !lay.trans || lay.wn != 1 || bn % 32 || !rb || rb % 8 || bm % rb) {
         lw_error(L, in->loc, "internal error: -fwgmma-tma-store on a %ux%u tile not in the swapped product's layout",
                  bm, bn);

@@ -73,6 +73,7 @@ static const struct {
     {"wgmma-tma-direct", offsetof(TcOptions, wgmma_tma_direct)},
     {"wgmma-tma-only", offsetof(TcOptions, wgmma_tma_only)},
     {"wgmma-tma-store", offsetof(TcOptions, wgmma_tma_store)},
+    {"wgmma-tma-store-two-buffers", offsetof(TcOptions, wgmma_tma_store_two)},
     {"persistent", offsetof(TcOptions, persistent)},
     {"role-functions", offsetof(TcOptions, role_functions)},
     {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},
