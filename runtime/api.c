@@ -845,20 +845,31 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         return tilecLaunch(full, kernel, grid, stream, args);
     }
     if (k->tma_required && (tmaps.flags & encoded) != encoded) {
-        unsigned missing = 0;
+        /* a store map that cannot be encoded is the cause alone: the launch then stages nothing
+         * (tc_stage_views_plan), so the loads' maps it would have staged are missing too */
+        unsigned missing = 0, store = 0;
         for (unsigned m = 0; m < k->ntmaps; m++)
-            missing += !(tmaps.flags & (1u << m));
+            if (!(tmaps.flags & (1u << m)))
+                store += k->tmaps[m].store, missing++;
+        if (store)
+            missing = store;
         sb_printf(&msg, "tilecLaunch @%s: compiled with -fwgmma-tma-only, the kernel has no copies of its own: every "
                         "tensor map must be encoded, and map%s",
                   k->name, missing > 1 ? "s" : "");
         for (unsigned m = 0, said = 0; m < k->ntmaps; m++)
-            if (!(tmaps.flags & (1u << m)))
+            if (!(tmaps.flags & (1u << m)) && (!store || k->tmaps[m].store))
                 sb_printf(&msg, "%s %u", said++ ? " and" : "", m);
-        sb_printf(&msg, " %s not (a view's base or row stride off 16 bytes, or another limit of a tensor map, and no "
-                        "staged copy: staging off, out of memory or too large; a view the kernel stores through, "
-                        "-fwgmma-tma-store, is never staged, and its rows must be a multiple of 16 bytes long); compile without "
-                        "-fwgmma-tma-only for such views\n",
-                  missing > 1 ? "are" : "is");
+        if (store)
+            sb_printf(&msg, " of the view%s the kernel stores through (-fwgmma-tma-store; never staged) %s not: "
+                            "such a view's base and row stride must be multiples of 16 bytes, and so must its rows' "
+                            "length (a TMA store writes whole 16-byte chunks), so nothing was staged; compile without "
+                            "-fwgmma-tma-only (or with -fno-wgmma-tma-store) for such views\n",
+                      missing > 1 ? "s" : "", missing > 1 ? "are" : "is");
+        else
+            sb_printf(&msg, " %s not (a view's base or row stride off 16 bytes, or another limit of a tensor map, and "
+                            "no staged copy: staging off, out of memory or too large); compile without "
+                            "-fwgmma-tma-only for such views\n",
+                      missing > 1 ? "are" : "is");
         tc_tmap_args_free(&tmaps);
         cu_ctx_leave();
         return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
