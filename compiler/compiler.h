@@ -200,6 +200,11 @@ typedef struct {
     /* 1: the kernel stores through this map (-fwgmma-tma-store: C's view, a
      * ROWS map of 32 columns by a band of rows); never staged or rounded */
     uint8_t store;
+    /* 1 (a store map of a kernel with TcKernelInfo.tma_required): the
+     * kernel runs without this map too, its own stores beside the TMA's (the
+     * store's first column is not proven a multiple of 4: tested at run
+     * time, the flag bit with it); the launch needs the other maps alone */
+    uint8_t optional;
     uint8_t walk;    /* the dimension the kernel's loop walks (0: rows, 1: columns) */
     uint16_t across; /* a program's extent along the other one (its tile's rows or columns) */
 } TcTmap;
@@ -244,7 +249,8 @@ typedef struct {
     unsigned ntmaps;
     TcTmap *tmaps;         /* ntmaps */
     unsigned char tma_required; /* -fwgmma-tma-only applied: a launch must pass every tensor map
-                                 * encoded (flag bits 0 .. ntmaps - 1 set), else the kernel traps */
+                                 * encoded (flag bits 0 .. ntmaps - 1 set) but the optional ones
+                                 * (TcTmap.optional), else the kernel traps */
     unsigned char cluster; /* -fwgmma-cluster applied: the entry runs as clusters of this many blocks
                             * along x (2; its .reqnctapercluster): the launch rounds grid x up to a
                             * multiple, else 0 */

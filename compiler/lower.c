@@ -394,7 +394,7 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
 {
     StrBuf b;
     sb_init(&b);
-    int rounds = 0;
+    int rounds = 0, optional = 0;
     for (uint32_t i = 0; i < L->ntmaps; i++) {
         sb_printf(&b, "// tilec: %s_param_%u: tensor map %u, %s, %s, of the view of param %u:", kernel, nparams + i, i,
                   t[i].kind == TC_TMAP_ROWS ? "rows" : "8-column panels", tc_tmap_type_name(t[i].dtype), t[i].base_param);
@@ -406,15 +406,18 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
             tmap_scalar_str(&b, "batches", &t[i].db);
             tmap_scalar_str(&b, "batch stride", &t[i].sb);
         }
-        sb_printf(&b, " box {%u, %u, %u}%s\n", t[i].box[0], t[i].box[1], t[i].box[2],
+        sb_printf(&b, " box {%u, %u, %u}%s%s\n", t[i].box[0], t[i].box[1], t[i].box[2],
                   t[i].round   ? ", its view may come rounded to tf32 (rna)"
                   : t[i].store ? ", stored through (-fwgmma-tma-store)"
-                               : "");
+                               : "",
+                  t[i].optional ? "; optional: the kernel's own stores where it is not encoded" : "");
+        optional |= t[i].optional;
         rounds |= t[i].round;
     }
     sb_printf(&b, "// tilec: %s_param_%u: flags, bit i = tensor map i encoded (%s)", kernel, nparams + L->ntmaps,
-              L->tmaps_required ? "all required: compiled with -fwgmma-tma-only, the kernel traps without them"
-                                : "0: the kernel copies without TMA");
+              !L->tmaps_required ? "0: the kernel copies without TMA"
+              : optional         ? "all required but the optional ones: compiled with -fwgmma-tma-only, the kernel traps without them"
+                                 : "all required: compiled with -fwgmma-tma-only, the kernel traps without them");
     if (rounds)
         sb_printf(&b, "; bit 16 + i = its view holds values rounded to tf32 (rna%s%s%s)",
                   L->rounded_views ? "" : "; all set: launch ", L->rounded_views ? "" : tir_str(L->m, L->k->name),
@@ -488,6 +491,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
         diag_remark(L->d, k->loc, "-fwgmma-tma-store does not apply to @%s: %s", tir_str(m, k->name), no_store);
     L->tmaps_pre = 0;
     L->tmaps_required = 0;
+    L->tma_store_own = 0;
     L->persist = lw_persist_mode(L, k, launch);
     if (L->persist && tc_grid_programs(k->grid) > INT32_MAX) /* its launch would be refused (tc_persist_blocks) */
         lw_error(L, k->loc,
@@ -614,6 +618,8 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     if (L->ntmaps && !L->failed) {
         for (uint32_t t = 0; !L->tmaps_pre && t < L->ntmaps; t++) /* no second loop took rounded views */
             tmaps[t].round = 0;
+        for (uint32_t t = 0; t < L->ntmaps; t++)
+            tmaps[t].optional = tmaps[t].store && L->tmaps_required && L->tma_store_own;
         describe_tmaps(L, name, k->nparams, tmaps);
         info->tmaps = malloc(L->ntmaps * sizeof *info->tmaps);
         if (!info->tmaps)

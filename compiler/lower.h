@@ -95,6 +95,8 @@ typedef struct Lower {
     uint32_t tma_store;          /* the store that goes by TMA through map 2 (-fwgmma-tma-store), or 0 */
     int tmaps_pre;               /* the pipeline took them so (Pipe.pre); else TcTmap.round is cleared */
     int tmaps_required;          /* the pipeline copies by TMA only (Pipe.tma_only) */
+    int tma_store_own;           /* wg_tma_store kept the kernel's own stores beside the TMA's (tested at
+                                  * run time): C's map optional (TcTmap.optional) */
     /* -fpersistent (lower.c, lw_programs): the kernel loops over the launch's programs */
     int persist;                 /* 0: one program per block; PERSIST_LOOP, PERSIST_ROLES */
     int cluster;                 /* -fwgmma-cluster applies: blocks in pairs along x (lower_wgmma_cluster.c) */

@@ -475,6 +475,7 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     /* the box's innermost coordinate on 16 bytes, as for the loads (wg_tma_usable): proven, or
      * tested with the kernel's own stores beside */
     int proven = L->tmaps_required && (1u << known_zero_bits(m, a[batched ? 4 : 3], 0)) % 4 == 0;
+    L->tma_store_own |= !proven;
     LLVMValueRef col_ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, x.i1, c64(L, 3), ""), c64(L, 0), "");
     LLVMBasicBlockRef tma = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.done");

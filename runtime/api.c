@@ -833,8 +833,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         cu_ctx_leave();
         return rt_fail(rt, t, &msg);
     }
-    uint32_t encoded = k->ntmaps ? (1u << k->ntmaps) - 1 : 0; /* bits i; the rounded ones: TC_TMAP_FLAG_ROUNDED(i) */
-    if (k->tma_required && (tmaps.flags & encoded) != encoded && mod->full) {
+    uint32_t need = tc_tmaps_required(k); /* bits i */
+    if ((tmaps.flags & need) != need && mod->full) {
         /* (the JIT's TMA-only kernel) the kernel as asked for, which copies what no map describes */
         tc_tmap_args_free(&tmaps);
         cu_ctx_leave();
@@ -844,20 +844,20 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         rt_done(rt, TILEC_SUCCESS, &msg); /* the note, once */
         return tilecLaunch(full, kernel, grid, stream, args);
     }
-    if (k->tma_required && (tmaps.flags & encoded) != encoded) {
+    if ((tmaps.flags & need) != need) {
         /* a store map that cannot be encoded is the cause alone: the launch then stages nothing
          * (tc_stage_views_plan), so the loads' maps it would have staged are missing too */
         unsigned missing = 0, store = 0;
         for (unsigned m = 0; m < k->ntmaps; m++)
-            if (!(tmaps.flags & (1u << m)))
+            if (!(tmaps.flags & need & (1u << m)))
                 store += k->tmaps[m].store, missing++;
         if (store)
             missing = store;
         sb_printf(&msg, "tilecLaunch @%s: compiled with -fwgmma-tma-only, the kernel has no copies of its own: every "
-                        "tensor map must be encoded, and map%s",
+                        "tensor map it needs must be encoded, and map%s",
                   k->name, missing > 1 ? "s" : "");
         for (unsigned m = 0, said = 0; m < k->ntmaps; m++)
-            if (!(tmaps.flags & (1u << m)) && (!store || k->tmaps[m].store))
+            if (!(tmaps.flags & need & (1u << m)) && (!store || k->tmaps[m].store))
                 sb_printf(&msg, "%s %u", said++ ? " and" : "", m);
         if (store)
             sb_printf(&msg, " of the view%s the kernel stores through (-fwgmma-tma-store; never staged) %s not: "
@@ -893,7 +893,7 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         lg[1] = lg[2] = 1;
     }
     /* the kernel's entry for rounded views where every view comes rounded (staged so) */
-    uint32_t all = encoded * TC_TMAP_FLAG_ROUNDED(0);
+    uint32_t all = (k->ntmaps ? (1u << k->ntmaps) - 1 : 0) * TC_TMAP_FLAG_ROUNDED(0);
     int rounded = k->rounded && k->ntmaps && (tmaps.flags & all) == all;
     void *fn = rounded ? mod->fns_rounded[i] : mod->fns[i];
     /* -fwgmma-cluster, one program a block: the entry declares its clusters (.reqnctapercluster), the

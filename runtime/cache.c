@@ -3,7 +3,7 @@
  *
  * Entry file layout, all integers little-endian:
  *   0   magic "tilecKC\n"
- *   8   u32 format version (8; 7 had no store flag, 6 no cluster bit, 5 no rounded entries, 3 no round flag, 2 no staging fields,
+ *   8   u32 format version (9; 8 had no optional bit, 7 had no store flag, 6 no cluster bit, 5 no rounded entries, 3 no round flag, 2 no staging fields,
  *       1 no tensor maps)
  *   12  u32 header size (96)
  *   16  key (32 bytes)
@@ -14,7 +14,7 @@
  *       shared_bytes, grid[3], u8 persistent | rounded << 1 | tma_required << 2 | (cluster == 2) << 3, u32 nparams, per param {u8 kind, elem, rank, 0,
  *       u32 dim0, dim1}, u32 ntmaps, per map {u8 kind, dtype, batched, u16
  *       box[3], u32 base_param, then for d0, d1, s0, s1, db, sb: i32 param,
- *       i64 value, then u8 stage, round, walk, store, u16 across}}, then
+ *       i64 value, then u8 stage, round, walk, store | optional << 1, u16 across}}, then
  *       u64 + PTX bytes, u64 + cubin bytes (str = u32 length + bytes)
  * Bytes 0..55 are checksummed too, so a file with the right length and a
  * damaged header is caught like one with a damaged payload. A reader takes
@@ -41,7 +41,7 @@
 #error "TILEC_VERSION and TILEC_LLVM_VERSION must be defined: they are part of every cache key"
 #endif
 
-enum { HDR_SIZE = 96, FORMAT_VERSION = 8, MEM_ENTRIES = 64 };
+enum { HDR_SIZE = 96, FORMAT_VERSION = 9, MEM_ENTRIES = 64 };
 /* The bytes of the smallest kernel (no name, parameters or maps), of one
  * parameter and of one tensor map, for bounding counts before allocating. */
 enum { KERNEL_MIN_BYTES = 32, PARAM_BYTES = 12, TMAP_BYTES = 91 };
@@ -326,7 +326,7 @@ static void put_tmap(Buf *b, const TcTmap *m)
     put_tmap_scalar(b, &m->s1);
     put_tmap_scalar(b, &m->db);
     put_tmap_scalar(b, &m->sb);
-    uint8_t st[4] = {m->stage, m->round, m->walk, m->store};
+    uint8_t st[4] = {m->stage, m->round, m->walk, (uint8_t)(m->store | m->optional << 1)};
     put(b, st, 4);
     put_le(b, m->across, 2);
 }
@@ -450,12 +450,14 @@ static const char *get_tmap(Reader *r, unsigned nparams, TcTmap *m)
     m->stage = st[0];
     m->round = st[1];
     m->walk = st[2];
-    m->store = st[3];
+    m->store = st[3] & 1;
+    m->optional = st[3] >> 1;
     m->across = (uint16_t)get_le(r, 2);
     if (r->bad)
         return "truncated payload";
     if (m->kind > TC_TMAP_PANELS || m->dtype > TC_TMAP_BF16 || m->batched > 1 || m->base_param >= nparams ||
-        !scalars_ok || m->stage > 1 || m->round > m->stage || m->walk > 1 || m->store > 1 || (m->store && m->stage))
+        !scalars_ok || m->stage > 1 || m->round > m->stage || m->walk > 1 || m->optional > 1 ||
+        (m->optional && !m->store) || (m->store && m->stage))
         return "bad tensor map";
     return NULL;
 }

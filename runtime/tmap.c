@@ -207,14 +207,15 @@ unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcS
     *round = 0;
     if (k->ntmaps == 0 || k->ntmaps > TC_TMAP_MAX)
         return 0;
-    if (k->tma_required) /* no stores of its own: a store map that cannot be encoded means this kernel
-                          * cannot run (the launch takes the JIT's full kernel, which stages for itself,
-                          * or fails), so copies made for it would be thrown away */
-        for (unsigned i = 0; i < k->ntmaps; i++) {
-            TcTmapGeometry g;
-            if (k->tmaps[i].store && !tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
-                return 0;
-        }
+    /* a store map the kernel needs (no stores of its own) that cannot be encoded means this kernel
+     * cannot run (the launch takes the JIT's full kernel, which stages for itself, or fails), so
+     * copies made for it would be thrown away */
+    uint32_t need = tc_tmaps_required(k);
+    for (unsigned i = 0; i < k->ntmaps; i++) {
+        TcTmapGeometry g;
+        if (k->tmaps[i].store && (need >> i & 1) && !tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
+            return 0;
+    }
     unsigned n = stage->round == TC_PREROUND_OFF ? 0 : plans_for(k, args, stage, 1, plans, map_of);
     if (n) {
         *round = 1;

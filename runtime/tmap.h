@@ -94,14 +94,25 @@ typedef struct {
                         * without copies of its own: TcKernelInfo.tma_required); not rounded ones */
 } TcStageCtx;
 
+/* The flag bits (i for map i) that a launch of k must set, else the kernel
+ * traps: with TcKernelInfo.tma_required every map's but the optional ones'
+ * (TcTmap.optional); none otherwise. */
+static inline uint32_t tc_tmaps_required(const TcKernelInfo *k)
+{
+    uint32_t need = 0;
+    for (unsigned i = 0; k->tma_required && i < k->ntmaps && i < 16; i++)
+        need |= k->tmaps[i].optional ? 0u : 1u << i;
+    return need;
+}
+
 /* Pure (no driver): the views a launch of k with these args stages,
  * plans[0..n) for maps map_of[0..n), and *round whether they go rounded:
  * a map that cannot be encoded as the arguments are is staged where
  * stage.h says so, all or none (only where every map then can be; none:
  * 0); where every map read has TcTmap.round and stage->round and the rule
  * allow, every view read, rounded (a map the kernel stores through,
- * TcTmap.store, is never staged; where it cannot be encoded as it is, a
- * kernel without stores of its own, tma_required, stages nothing). Two
+ * TcTmap.store, is never staged; where it cannot be encoded as it is and
+ * the launch needs it, tc_tmaps_required, nothing is staged). Two
  * maps of one view (A times A) share its copy. stage->pool and kernels are not looked at. */
 unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
                              TcStagePlan plans[TC_TMAP_MAX], unsigned map_of[TC_TMAP_MAX], int *round);

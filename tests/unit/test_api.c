@@ -146,7 +146,7 @@ static TcCacheEntry sample_entry(unsigned seed, char *ptx, unsigned char *cubin,
                           .base_param = 1, .d0 = {.param = -1, .value = -((int64_t)1 << 40) - 3},
                           .d1 = {.param = -7, .value = INT64_MAX}, .s0 = {.param = 0, .value = INT64_MIN},
                           .s1 = {.param = 2, .value = 17}, .db = {.param = -1, .value = 6 + seed},
-                          .sb = {.param = 1, .value = -9}, .store = 1};
+                          .sb = {.param = 1, .value = -9}, .store = 1, .optional = 1};
     kernels[0] = (TcKernelInfo){.name = "gemm", .threads = 256, .shared_bytes = 99328 + seed,
                                 .grid = {0, 0, 0}, .nparams = 3, .params = params_a, .ntmaps = 2,
                                 .tmaps = tmaps_a, .rounded = 1, .tma_required = 1};
@@ -182,6 +182,8 @@ static void assert_tmap_eq(const TcTmap *a, const TcTmap *b)
     ck_assert_uint_eq(a->stage, b->stage);
     ck_assert_uint_eq(a->round, b->round);
     ck_assert_uint_eq(a->walk, b->walk);
+    ck_assert_uint_eq(a->store, b->store);
+    ck_assert_uint_eq(a->optional, b->optional);
     ck_assert_uint_eq(a->across, b->across);
 }
 
@@ -920,7 +922,8 @@ static void patch_entry(const char *path, size_t off, uint32_t v)
 static const char *const BAD_TMAPS[] = {"version 1",        "kind",         "base parameter",
                                         "scalar parameter", "map count",    "element type",
                                         "batched flag",     "batch stride parameter",
-                                        "round without stage", "store with stage"};
+                                        "round without stage", "store with stage",
+                                        "optional without store"};
 
 START_TEST(cache_tmaps_refused)
 {
@@ -948,6 +951,8 @@ START_TEST(cache_tmaps_refused)
         tmaps_a[0].stage = 0;
     if (_i == 9) /* a view the kernel stores through, staged */
         tmaps_a[0].store = 1;
+    if (_i == 10) /* a map the launch may leave out that is not a store's */
+        tmaps_a[0].optional = 1;
     if (_i == 4) { /* as many as a reader takes: they come back; one more is refused */
         for (unsigned i = 0; i < TC_TMAP_MAX; i++)
             many[i] = tmaps_a[i % 2];
@@ -975,7 +980,8 @@ START_TEST(cache_tmaps_refused)
     static const char *const why[] = {"unknown format version", "bad tensor map", "bad tensor map",
                                       "bad tensor map",         "bad tensor map count", "bad tensor map",
                                       "bad tensor map",         "bad tensor map",
-                                      "bad tensor map",         "bad tensor map"};
+                                      "bad tensor map",         "bad tensor map",
+                                      "bad tensor map"};
     ck_assert_msg(log.data && strstr(log.data, "is corrupt") && strstr(log.data, why[_i]), "%s: log: %s", what,
                   LOG_TEXT(log));
     ck_assert_msg(!file_exists(path), "%s: the refused entry was not removed", what);
