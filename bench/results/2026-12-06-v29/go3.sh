@@ -13,7 +13,7 @@ for r in 1 2; do
   timeout 60 $B/bin/bench_gemm $A --shapes=1024 --target-ms=5 --warmup-ms=5 --no-cublas 2>&1 | grep -E 'jit-cold|^compile ' | sed "s/^/r$r timing run, no cuBLAS: /"
 done
 echo "t=$((SECONDS-S))"
-# then (this carry: the optional store map, 2b1f... of session 26) gpu_test_gemm's quick set as
+# then (this carry: 8b3bf61, the optional store map) gpu_test_gemm's quick set as
 # compiled, with its new case (C's column unproven, TMA only, N = 75 and 76)
 TILEC_GPU_QUICK=1 timeout 120 $B/bin/gpu_test_gemm > /tmp/gemm_q.log 2>&1; echo "gpu_test_gemm exit $? t=$((SECONDS-S))"
 grep -E "unproven|FAIL" /tmp/gemm_q.log | head; tail -1 /tmp/gemm_q.log
