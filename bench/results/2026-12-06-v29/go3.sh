@@ -17,3 +17,11 @@ echo "t=$((SECONDS-S))"
 # compiled, with its new case (C's column unproven, TMA only, N = 75 and 76)
 TILEC_GPU_QUICK=1 timeout 120 $B/bin/gpu_test_gemm > /tmp/gemm_q.log 2>&1; echo "gpu_test_gemm exit $? t=$((SECONDS-S))"
 grep -E "unproven|FAIL" /tmp/gemm_q.log | head; tail -1 /tmp/gemm_q.log
+# then tf32-rna with and without the launch's pre-rounding (TILEC_PREROUND=0: the kernel rounds A
+# in shared memory and B in the consumers' registers), two interleaved rounds, tf32-rne beside
+for r in 1 2; do for p in 0 ""; do
+  echo "== r$r TILEC_PREROUND=${p:-unset}"
+  TILEC_PREROUND=$p timeout 40 $B/bin/bench_gemm --archs=sm_90a --modes=tf32-rna,tf32-rne --shapes=4096,8192 \
+    --cfg=128x256x32w8g8 --target-ms=30 --warmup-ms=20 --compile-runs=1 2>&1 | grep -E '^ *(tilec|cublas tf32)' | tr -s ' '
+done; done
+echo "t=$((SECONDS-S))"
