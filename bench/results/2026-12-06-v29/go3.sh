@@ -21,7 +21,7 @@ grep -E "unproven|FAIL" /tmp/gemm_q.log | head; tail -1 /tmp/gemm_q.log
 # in shared memory and B in the consumers' registers), two interleaved rounds, tf32-rne beside
 for r in 1 2; do for p in 0 ""; do
   echo "== r$r TILEC_PREROUND=${p:-unset}"
-  TILEC_PREROUND=$p timeout 40 $B/bin/bench_gemm --archs=sm_90a --modes=tf32-rna,tf32-rne --shapes=4096,8192 \
+  env ${p:+TILEC_PREROUND=$p} timeout 40 $B/bin/bench_gemm --archs=sm_90a --modes=tf32-rna,tf32-rne --shapes=4096,8192 \
     --cfg=128x256x32w8g8 --target-ms=30 --warmup-ms=20 --compile-runs=1 2>&1 | grep -E '^ *(tilec|cublas tf32)' | tr -s ' '
 done; done
 echo "t=$((SECONDS-S))"
