@@ -68,19 +68,21 @@ typedef struct {
                                 * timings mixed): with TMA, tf32-trunc/rne's consumers wait on the barriers
                                 * the copies complete on, with no producer warpgroup between
                                 * (nothing to round) */
-    int wgmma_tma_only;        /* experimental (-fwgmma-tma-only; not run on a GPU yet): with TMA, the
+    int wgmma_tma_only;        /* -fwgmma-tma-only (the JIT adds it, runtime/api.c): with TMA, the
                                 * pipeline has no copies of its own (and tf32-rne no rounding of its
                                 * own) where the compiler proves every program's boxes aligned (the
                                 * loop's first k a constant, B's first column a known multiple of the
-                                * panel): a launch must then pass every map encoded
-                                * (TcKernelInfo.tma_required), else the kernel traps. Compiles in about
-                                * two thirds of the time (bench/NOTES.md v18) */
+                                * panel): a launch must then pass every map encoded but an optional
+                                * one (TcKernelInfo.tma_required, TcTmap.optional), else the kernel
+                                * traps. Compiles in about two thirds of the time (bench/NOTES.md v18) */
     int wgmma_tma_store;       /* -fwgmma-tma-store (the JIT adds it, runtime/api.c): the f32 swapped
                                 * product's accumulators stored by TMA where the loop's result goes
                                 * straight to a rank-2 or batched f32 view: bands of rows through a
                                 * buffer in shared memory, each band a box per 32 columns, through a
                                 * third tensor map (TcTmap.store); the kernel's own stores where that
-                                * map is not encoded (none with -fwgmma-tma-only: the map required) */
+                                * map is not encoded (with -fwgmma-tma-only none, the map required,
+                                * where the store's first column is proven a multiple of 4; else the
+                                * map optional, TcTmap.optional) */
     int wgmma_tma_store_two;   /* experimental (-fwgmma-tma-store-two-buffers): the store's bands as tall as
                                 * two buffers of them fit (the TMA reads one while the next is written),
                                 * not the tallest band that fits once (128x256's 4 stages: 8 rows twice,

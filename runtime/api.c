@@ -847,9 +847,10 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     if ((tmaps.flags & need) != need) {
         /* a store map that cannot be encoded is the cause alone: the launch then stages nothing
          * (tc_stage_views_plan), so the loads' maps it would have staged are missing too */
+        uint32_t miss = need & ~tmaps.flags;
         unsigned missing = 0, store = 0;
         for (unsigned m = 0; m < k->ntmaps; m++)
-            if (!(tmaps.flags & need & (1u << m)))
+            if (miss >> m & 1)
                 store += k->tmaps[m].store, missing++;
         if (store)
             missing = store;
@@ -857,12 +858,13 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                         "tensor map it needs must be encoded, and map%s",
                   k->name, missing > 1 ? "s" : "");
         for (unsigned m = 0, said = 0; m < k->ntmaps; m++)
-            if (!(tmaps.flags & need & (1u << m)) && (!store || k->tmaps[m].store))
+            if ((miss >> m & 1) && (!store || k->tmaps[m].store))
                 sb_printf(&msg, "%s %u", said++ ? " and" : "", m);
         if (store)
             sb_printf(&msg, " of the view%s the kernel stores through (-fwgmma-tma-store; never staged) %s not: "
                             "such a view's base and row stride must be multiples of 16 bytes, and so must its rows' "
-                            "length (a TMA store writes whole 16-byte chunks), so nothing was staged; compile without "
+                            "length (a TMA store writes whole 16-byte chunks), within a tensor map's other limits, so "
+                            "nothing was staged; compile without "
                             "-fwgmma-tma-only (or with -fno-wgmma-tma-store) for such views\n",
                       missing > 1 ? "s" : "", missing > 1 ? "are" : "is");
         else

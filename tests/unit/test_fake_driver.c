@@ -27,6 +27,10 @@
 #include "tilec.h"
 
 static char GEMM[2048];
+/* GEMM with C's first column %n0 + %c0 (a tenth parameter): not proven a
+ * multiple of 4, so with -fwgmma-tma-store the kernel keeps its own stores
+ * beside the TMA's and C's map is optional */
+static char GEMM_C0[2048];
 
 static char cache_dir[64];
 static tilecRuntime rt;
@@ -45,6 +49,11 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static void setup(void)
 {
     gemm_source(GEMM, sizeof GEMM, "f32", 1);
+    char *sig = strstr(GEMM, "%ldc: i32)"), *st = strstr(GEMM, "  store %acc, %vc[%m0, %n0]");
+    ck_assert(sig && st);
+    snprintf(GEMM_C0, sizeof GEMM_C0, "%.*s%%ldc: i32, %%c0: i32)%.*s  %%nc = add %%n0, %%c0\n"
+             "  store %%acc, %%vc[%%m0, %%nc]\n}\n",
+             (int)(sig - GEMM), GEMM, (int)(st - sig - strlen("%ldc: i32)")), sig + strlen("%ldc: i32)"));
     snprintf(cache_dir, sizeof cache_dir, "/tmp/tilec-fake-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(cache_dir));
     setenv("TILEC_CACHE_DIR", cache_dir, 1);
@@ -179,8 +188,8 @@ static void last_kernels(unsigned n, char *buf, size_t size)
 
 /* A new runtime, made with env=value (NULL: unset), 4 KB of device memory
  * in *p, and the GEMM loaded with opts. */
-static tilecModule fresh_gemm(const char *env, const char *value, const char *const *opts, int nopts,
-                              tilecDevicePtr *p)
+static tilecModule fresh_gemm_src(const char *src, const char *env, const char *value, const char *const *opts,
+                                  int nopts, tilecDevicePtr *p)
 {
     tilecRuntimeDestroy(&rt);
     if (value)
@@ -189,8 +198,14 @@ static tilecModule fresh_gemm(const char *env, const char *value, const char *co
     unsetenv(env);
     ck_assert_int_eq(tilecMalloc(rt, p, 4096), TILEC_SUCCESS);
     tilecModule m = NULL;
-    ck_assert_int_eq(tilecModuleLoadSource(rt, GEMM, strlen(GEMM), "gemm.tir", nopts, opts, &m), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &m), TILEC_SUCCESS);
     return m;
+}
+
+static tilecModule fresh_gemm(const char *env, const char *value, const char *const *opts, int nopts,
+                              tilecDevicePtr *p)
+{
+    return fresh_gemm_src(GEMM, env, value, opts, nopts, p);
 }
 
 /* TILEC_PERSIST_BLOCKS caps a cluster kernel's persistent launch at whole
@@ -330,7 +345,9 @@ END_TEST
  * pre-rounding keeps its own rule (not at 4 programs, K = 64). With
  * -fwgmma-tma-store, C's rows not a multiple of 16 bytes long (N = 254)
  * refuse the launch naming C's map (2) alone, though A's (0), which
- * would have been staged, is missing too. */
+ * would have been staged, is missing too; where C's map is optional
+ * (GEMM_C0) the same launch runs, and without staging it is refused
+ * naming A's map, not C's, whether C's is encoded (N = 256) or not. */
 START_TEST(tma_only_kernel_needs_its_maps)
 {
     static const struct {
@@ -338,22 +355,27 @@ START_TEST(tma_only_kernel_needs_its_maps)
         int32_t k, n;
         tilecResult want;
         const char *kernels, *named, *unnamed;
+        int c0; /* GEMM_C0 */
     } cases[] = {
-        {"--precision=tf32-rne", NULL, 4096, 256, TILEC_SUCCESS, "mm", NULL, NULL},
-        {"--precision=tf32-rne", NULL, 4095, 256, TILEC_SUCCESS, "tilec_stage_b32 mm", NULL, NULL},
-        {"--precision=tf32-rne", "0", 4095, 256, TILEC_ERROR_INVALID_ARGUMENT, "", "map 0 is not", NULL},
-        {"--precision=tf32-rna", NULL, 64, 256, TILEC_SUCCESS, "mm", NULL, NULL},
-        {"--precision=tf32-rna", NULL, 4095, 256, TILEC_SUCCESS, "tilec_stage_b32 mm", NULL, NULL},
-        {"-fwgmma-tma-store", NULL, 4096, 256, TILEC_SUCCESS, "mm", NULL, NULL},
+        {"--precision=tf32-rne", NULL, 4096, 256, TILEC_SUCCESS, "mm", NULL, NULL, 0},
+        {"--precision=tf32-rne", NULL, 4095, 256, TILEC_SUCCESS, "tilec_stage_b32 mm", NULL, NULL, 0},
+        {"--precision=tf32-rne", "0", 4095, 256, TILEC_ERROR_INVALID_ARGUMENT, "", "map 0 is not", NULL, 0},
+        {"--precision=tf32-rna", NULL, 64, 256, TILEC_SUCCESS, "mm", NULL, NULL, 0},
+        {"--precision=tf32-rna", NULL, 4095, 256, TILEC_SUCCESS, "tilec_stage_b32 mm", NULL, NULL, 0},
+        {"-fwgmma-tma-store", NULL, 4096, 256, TILEC_SUCCESS, "mm", NULL, NULL, 0},
         {"-fwgmma-tma-store", NULL, 4095, 254, TILEC_ERROR_INVALID_ARGUMENT, "", "map 2 of the view the kernel stores",
-         "map 0"},
+         "map 0", 0},
+        {"-fwgmma-tma-store", NULL, 4095, 254, TILEC_SUCCESS, "tilec_stage_b32 mm", NULL, NULL, 1},
+        {"-fwgmma-tma-store", "0", 4095, 254, TILEC_ERROR_INVALID_ARGUMENT, "", "map 0 is not", "map 2", 1},
+        {"-fwgmma-tma-store", "0", 4095, 256, TILEC_ERROR_INVALID_ARGUMENT, "", "map 0 is not", "map 2", 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *opts[] = {"--arch=sm_90a", cases[i].precision, "-fwgmma-tma-only"};
         tilecDevicePtr p;
-        tilecModule m = fresh_gemm("TILEC_STAGE", cases[i].stage, opts, 3, &p);
-        int32_t M = 256, N = cases[i].n, K = cases[i].k;
-        void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+        tilecModule m = fresh_gemm_src(cases[i].c0 ? GEMM_C0 : GEMM, "TILEC_STAGE", cases[i].stage, opts, 3, &p);
+        int32_t M = 256, N = cases[i].n, K = cases[i].k, c0 = 0;
+        int32_t ldb = 256; /* B's rows on 16 bytes: A's and C's maps are the cases' */
+        void *args[] = {&p, &p, &p, &M, &N, &K, &K, &ldb, &N, &c0}; /* (c0: GEMM_C0's alone) */
         const unsigned grid[3] = {2, 2, 1};
         unsigned before = fake->launches;
         tilecResult r = tilecLaunch(m, "mm", grid, NULL, args);
