@@ -394,7 +394,8 @@ static void run_offset_case(tilecRuntime rt, const Config *c, int k0, int c0, ui
  * (%n + %c0, c0 = 0 here) it does not: the kernel keeps its own stores
  * beside the TMA's, and C's map is optional. N = 76 stores by TMA; N = 75
  * (C's rows end inside a 16-byte chunk: no map) must still launch, store
- * with the kernel's own stores and leave C's padding unwritten. */
+ * with the kernel's own stores and leave C's padding unwritten, also with
+ * A's rows off 16 bytes (A staged: the optional map stops no staging). */
 static void replace_all(char *dst, size_t cap, const char *src, const char *from, const char *to);
 static void run_unproven_store_cases(tilecRuntime rt, uint64_t seed)
 {
@@ -402,11 +403,13 @@ static void run_unproven_store_cases(tilecRuntime rt, uint64_t seed)
     replace_all(tmp, sizeof tmp, offset_src, "%k = %k0 to", "%k = 0 to");
     replace_all(src, sizeof src, tmp, "load %vb[%k, %n0]", "load %vb[%k, %n]");
     Config c = {"f32", "tf32-rne", "sm_90a", 64, 64, 32, 4, "-fwgmma-tma-only -fwgmma-tma-store"};
-    for (int n = 76; n >= 75; n--) {
+    static const int cases[][2] = {{76, 80}, {75, 80}, {75, 77}}; /* N, lda: A's rows off 16 bytes (staged) */
+    for (int i = 0; i < 3; i++) {
         enum { M = 70, K = 77, LD = 80 };
+        int n = cases[i][0], lda = cases[i][1];
         unsigned grid[3] = {(M + 63) / 64, (unsigned)(n + 63) / 64, 1};
-        run_dense(rt, &c, src, "unproven_store.tir", "gemm", M, n, K, LD, LD, LD, 0, 0, grid, seed++, "",
-                  " C's column unproven, TMA only");
+        run_dense(rt, &c, src, "unproven_store.tir", "gemm", M, n, K, lda, LD, LD, 0, 0, grid, seed++, "",
+                  lda == LD ? " C's column unproven, TMA only" : " C's column unproven, TMA only, A staged");
     }
 }
 
@@ -740,7 +743,7 @@ int main(void)
             run_grouped_example(rt, &c, seed++, "");
         }
     run_unproven_store_cases(rt, seed);
-    run_staged_cases(rt, quick, seed + 2);
+    run_staged_cases(rt, quick, seed + 3);
     seed += 16;
     if (cl && !strcmp(cl, "1"))
         run_cluster_cases(rt, seed);
