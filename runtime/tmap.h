@@ -100,7 +100,7 @@ typedef struct {
 static inline uint32_t tc_tmaps_required(const TcKernelInfo *k)
 {
     uint32_t need = 0;
-    for (unsigned i = 0; k->tma_required && i < k->ntmaps && i < 16; i++)
+    for (unsigned i = 0; k->tma_required && i < k->ntmaps && i < TC_TMAP_MAX; i++)
         need |= k->tmaps[i].optional ? 0u : 1u << i;
     return need;
 }

@@ -56,7 +56,7 @@ END_TEST
 static int persistent(const char *elem, TcArch arch, const char *opt)
 {
     char src[2048];
-    gemm_source(src, sizeof src, elem, 0);
+    gemm_source(src, sizeof src, elem, 0, 0);
     TcOptions o;
     tc_options_default(&o);
     o.keep_llvm_ir = 0;

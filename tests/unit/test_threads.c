@@ -112,8 +112,8 @@ static void *work(void *arg)
 START_TEST(concurrent_compiles_match)
 {
     char msg[160];
-    gemm_source(GEMM, sizeof GEMM, "f32", 0);
-    gemm_source(GEMM_BF16, sizeof GEMM_BF16, "bf16", 0);
+    gemm_source(GEMM, sizeof GEMM, "f32", 0, 0);
+    gemm_source(GEMM_BF16, sizeof GEMM_BF16, "bf16", 0, 0);
     for (int i = 0; i < NJOBS; i++)
         ck_assert_ptr_null(compile_job(&jobs[i], 1, msg, sizeof msg));
     /* the mix is what it means to be: PTX for all but the bad source, whose
