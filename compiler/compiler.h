@@ -102,6 +102,12 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
+    int wgmma_preround_b;      /* default on (-fno-wgmma-preround-b: experimental): a tf32-rna launch
+                                * that pre-rounds (runtime/stage.h) copies B rounded as well as A, and the
+                                * entry for rounded views leaves B as it loads; off, only A is copied
+                                * rounded (A feeds the tensor cores from shared memory, where rounding
+                                * it costs a pass) and both entries round B in the consumers' registers
+                                * (TcTmap.round on A's map alone) */
     int wgmma_swapped;         /* sm_90a: the swapped product C^T = B^T A^T (default on;
                                 * -fno-wgmma-swapped: the older pipeline; lower_wgmma.h) */
     int stages;                /* pipeline stages (--stages=N, 2..8); 0 = as many as fit, at most 4 (6 for f16/bf16) */
@@ -258,9 +264,8 @@ typedef struct {
                             * multiple, else 0 */
     unsigned char rounded; /* the PTX has a second entry, name TC_ROUNDED_SUFFIX, with the same
                             * parameters, launch shape and shared memory, for launches whose views
-                            * all come rounded (every map's TC_TMAP_FLAG_ROUNDED, the store map's
-                            * included: the launch sets them all; only kernels whose A and B maps
-                            * have TcTmap.round) */
+                            * that may come rounded all do (the TC_TMAP_FLAG_ROUNDED of every map with
+                            * TcTmap.round: A's and B's, or A's alone with -fno-wgmma-preround-b) */
 } TcKernelInfo;
 
 typedef struct {

@@ -420,16 +420,24 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
                                  : "all required: compiled with -fwgmma-tma-only, the kernel traps without them");
     if (rounds)
         sb_printf(&b, "; bit 16 + i = its view holds values rounded to tf32 (rna%s%s%s)",
-                  L->rounded_views ? "" : "; all set: launch ", L->rounded_views ? "" : tir_str(L->m, L->k->name),
+                  L->rounded_views ? "" : "; all of these set: launch ", L->rounded_views ? "" : tir_str(L->m, L->k->name),
                   L->rounded_views ? "" : TC_ROUNDED_SUFFIX " instead");
     sb_puts(&b, "\n");
     if (rounds && L->rounded_views)
-        sb_printf(&b, "// tilec: %s: @%s for launches whose views all come rounded to tf32 (rna; flag bits 16 + i "
-                      "set): it does not round them\n",
-                  kernel, tir_str(L->m, L->k->name));
+        sb_printf(&b, "// tilec: %s: @%s for launches whose views that may come rounded to tf32 all do (rna; flag "
+                      "bits 16 + i set): it does not round them%s\n",
+                  kernel, tir_str(L->m, L->k->name),
+                  L->o->wgmma_preround_b ? "" : " (B, which comes as it is, is rounded in the consumers' registers)");
     if (!b.oom)
         LLVMAppendModuleInlineAsm(L->mod, b.data, b.len);
     sb_free(&b);
+}
+
+/* Whether a launch may pass the dot's views rounded (Lower.tmaps_round):
+ * A's, and B's unless only A is to be (-fno-wgmma-preround-b). */
+static int tmaps_roundable(const TcOptions *o, uint32_t ntmaps, const TcTmap *t)
+{
+    return ntmaps >= 2 && t[0].round && (t[1].round || !o->wgmma_preround_b);
 }
 
 /* Starts the body of fn (the kernel's entry, or a role's function with the
@@ -481,7 +489,7 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     TcTmap tmaps[3];
     L->ntmaps = wgmma_tma_maps(m, k, L->o, tmaps);
     L->tma_param0 = k->nparams;
-    L->tmaps_round = L->ntmaps >= 2 && tmaps[0].round && tmaps[1].round;
+    L->tmaps_round = tmaps_roundable(L->o, L->ntmaps, tmaps);
     const char *no_store;
     const TirInst *st = wgmma_tma_store_of(m, k, L->o, &no_store);
     L->tma_store = L->ntmaps == 3 ? (uint32_t)(st - m->insts) : 0;
@@ -618,6 +626,8 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     if (L->ntmaps && !L->failed) {
         for (uint32_t t = 0; !L->tmaps_pre && t < L->ntmaps; t++) /* no second loop took rounded views */
             tmaps[t].round = 0;
+        if (!L->o->wgmma_preround_b && L->ntmaps >= 2) /* B's fragments rounded in registers by both entries */
+            tmaps[1].round = 0;
         for (uint32_t t = 0; t < L->ntmaps; t++)
             tmaps[t].optional = tmaps[t].store && L->tmaps_required && L->tma_store_own;
         describe_tmaps(L, name, k->nparams, tmaps);
@@ -672,7 +682,7 @@ static Lower probe(const TirModule *m, const TcOptions *quiet, uint32_t ki, int 
     TcTmap tmaps[3];
     Lower L = {.m = m, .o = quiet, .threads = k->warps * 32};
     L.ntmaps = wgmma_tma_maps(m, k, quiet, tmaps);
-    L.tmaps_round = L.ntmaps >= 2 && tmaps[0].round && tmaps[1].round;
+    L.tmaps_round = tmaps_roundable(quiet, L.ntmaps, tmaps);
     *pre = *tma_only = 0;
     wgmma_probe(&L, k, pre, tma_only);
     return L;

@@ -91,7 +91,8 @@ typedef struct Lower {
     uint32_t smem_bytes;     /* high-water mark */
     LLVMValueRef tid;
     uint32_t ntmaps, tma_param0; /* hidden tensor-map parameters (wgmma_tma_maps) and the first's index */
-    int tmaps_round;             /* A's and B's maps have TcTmap.round: a launch may pass the views rounded */
+    int tmaps_round;             /* A's and B's maps have TcTmap.round (A's alone, -fno-wgmma-preround-b): a
+                                  * launch may pass those views rounded */
     uint32_t tma_store;          /* the store that goes by TMA through map 2 (-fwgmma-tma-store), or 0 */
     int tmaps_pre;               /* the pipeline took them so (Pipe.pre); else TcTmap.round is cleared */
     int tmaps_required;          /* the pipeline copies by TMA only (Pipe.tma_only) */

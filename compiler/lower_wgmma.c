@@ -684,7 +684,9 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
                 P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",
-                P->pre ? "; a second entry point for launches that pass A and B rounded (no rounding then)" : "",
+                !P->pre                        ? ""
+                : P->L->o->wgmma_preround_b ? "; a second entry point for launches that pass A and B rounded (no rounding then)"
+                                            : "; a second entry point for launches that pass A rounded (B rounded in registers)",
                 P->cluster ? "; clusters of 2 blocks along x sharing B's copies (-fwgmma-cluster, experimental)"
                            : "");
 }
@@ -772,7 +774,8 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         lw_error(L, (TirLoc){0}, "internal error: -fwgmma-cluster applied to a pipeline it does not fit");
     /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
-    P.b_ready = P.round_b || (P.pre && L->rounded_views);
+    /* the entry for rounded views takes B as it loads only where the launch rounds B too */
+    P.b_ready = P.round_b || (P.pre && L->rounded_views && L->o->wgmma_preround_b);
     return P;
 }
 

@@ -895,9 +895,9 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         lg[0] = blocks;
         lg[1] = lg[2] = 1;
     }
-    /* the kernel's entry for rounded views where every view comes rounded (staged so) */
-    uint32_t all = (k->ntmaps ? (1u << k->ntmaps) - 1 : 0) * TC_TMAP_FLAG_ROUNDED(0);
-    int rounded = k->rounded && k->ntmaps && (tmaps.flags & all) == all;
+    /* the kernel's entry for rounded views where every view that may come rounded does (staged so) */
+    uint32_t all = tc_tmaps_roundable(k) * TC_TMAP_FLAG_ROUNDED(0);
+    int rounded = k->rounded && all && (tmaps.flags & all) == all;
     void *fn = rounded ? mod->fns_rounded[i] : mod->fns[i];
     /* -fwgmma-cluster, one program a block: the entry declares its clusters (.reqnctapercluster), the
      * grid must be a multiple; a program added to pair the last stores nothing (persistent: the

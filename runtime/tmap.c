@@ -175,30 +175,34 @@ static void add_plan(TcStagePlan *plans, unsigned *map_of, unsigned *n, unsigned
     plans[(*n)++] = *p;
 }
 
-/* The plans of a launch that stages every view rounded (round: where the
- * kernel lets each be rounded and the rule, stage.h, allows), or only the
- * views no map can describe as they are (plain copies); 0 where some view
- * that needs one gets none (all or none). One plan per view: add_plan. The
- * views the kernel stores through (TcTmap.store) are never staged: their
- * maps are encoded as they are or not at all (the kernel's own stores). */
+/* The plans of a launch that stages the views the kernel lets be rounded
+ * (TcTmap.round), rounded, where the rule (stage.h) allows, and the other
+ * views it reads only where no map can describe them as they are (round),
+ * or only the latter (plain copies); 0 where some view that needs one gets
+ * none (all or none), or round and none is rounded. One plan per view:
+ * add_plan. The views the kernel stores through (TcTmap.store) are never
+ * staged: their maps are encoded as they are or not at all (the kernel's
+ * own stores). */
 static unsigned plans_for(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage, int round,
                           TcStagePlan *plans, unsigned *map_of)
 {
-    uint64_t programs = round ? stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs
-                              : stage->any_reuse ? UINT64_MAX : stage->programs;
-    unsigned n = 0;
+    uint64_t plain = stage->any_reuse ? UINT64_MAX : stage->programs,
+             rounding = stage->round == TC_PREROUND_ALWAYS ? UINT64_MAX : stage->programs;
+    unsigned n = 0, rounded = 0;
     for (unsigned i = 0; i < k->ntmaps; i++) {
         TcTmapGeometry g;
         TcStagePlan p;
+        int r = round && k->tmaps[i].round;
         if (k->tmaps[i].store)
             continue;
-        if (!round && tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
+        if (!r && tc_tmap_geometry(&k->tmaps[i], k->params, k->nparams, args, &g))
             continue; /* encodes as it is */
-        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args, programs, round, &p))
+        if (!tc_stage_plan(&k->tmaps[i], k->params, k->nparams, args, r ? rounding : plain, r, &p))
             return 0; /* this map stays as it is: the kernel copies every view itself */
+        rounded += (unsigned)r;
         add_plan(plans, map_of, &n, i, &p);
     }
-    return n;
+    return round && !rounded ? 0 : n;
 }
 
 unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcStageCtx *stage,
@@ -263,10 +267,9 @@ static tilecResult stage_views(TcTmapArgs *a, const TcKernelInfo *k, const TcSta
                       k->name, map_of[j], p->rows, p->width, p->src_pitch, p->pitch,
                       p->round ? ", rounded to tf32 (rna)" : "");
     }
-    if (round) /* every view rounded: the kernel need not round (whether it copies by TMA or not); every
-                * map's bit, a store map's too (api.c launches the rounded entry where all are set) */
-        for (unsigned i = 0; i < k->ntmaps; i++)
-            a->rounded |= TC_TMAP_FLAG_ROUNDED(i);
+    if (round) /* the views that may come rounded did: the kernel need not round them (whether it copies
+                * by TMA or not; api.c launches the rounded entry where all their bits are set) */
+        a->rounded = tc_tmaps_roundable(k) * TC_TMAP_FLAG_ROUNDED(0);
     return TILEC_SUCCESS;
 }
 

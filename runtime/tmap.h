@@ -105,12 +105,23 @@ static inline uint32_t tc_tmaps_required(const TcKernelInfo *k)
     return need;
 }
 
+/* Bit i: map i has TcTmap.round (its view may come rounded; the flags'
+ * rounded bits are these shifted by 16 where it does). */
+static inline uint32_t tc_tmaps_roundable(const TcKernelInfo *k)
+{
+    uint32_t r = 0;
+    for (unsigned i = 0; i < k->ntmaps && i < TC_TMAP_MAX; i++)
+        r |= k->tmaps[i].round ? 1u << i : 0u;
+    return r;
+}
+
 /* Pure (no driver): the views a launch of k with these args stages,
  * plans[0..n) for maps map_of[0..n), and *round whether they go rounded:
  * a map that cannot be encoded as the arguments are is staged where
  * stage.h says so, all or none (only where every map then can be; none:
- * 0); where every map read has TcTmap.round and stage->round and the rule
- * allow, every view read, rounded (a map the kernel stores through,
+ * 0); where the maps with TcTmap.round (tc_tmaps_roundable) are some and
+ * stage->round and the rule allow, their views rounded, and the other
+ * views read only where they must be, plain (a map the kernel stores through,
  * TcTmap.store, is never staged; where it cannot be encoded as it is and
  * the launch needs it, tc_tmaps_required, nothing is staged). Two
  * maps of one view (A times A) share its copy. stage->pool and kernels are not looked at. */
@@ -121,10 +132,9 @@ unsigned tc_stage_views_plan(const TcKernelInfo *k, void *const *args, const TcS
  * declared parameter); context current (the driver encodes in it). A map
  * that cannot be encoded as the arguments are is staged where stage.h says
  * so, all or none (only where every map then can be; the log notes each
- * view staged); where every map read has TcTmap.round and stage->round
- * allows, every view read is staged rounded and the flags say so (every
- * map's rounded bit, the store map's too: the launcher's test for the
- * rounded entry is all of them). A driver without
+ * view staged); where tc_stage_views_plan rounds, the views of the maps
+ * with TcTmap.round are staged rounded and the flags say so (their rounded
+ * bits: the launcher's test for the rounded entry is all of them). A driver without
  * cuTensorMapEncodeTiled encodes nothing (flags: only the rounded bits). OUT_OF_MEMORY; CUDA when the driver refuses a map (the log
  * names the kernel, the map and its geometry); or what a staging copy's
  * launch returned (the log names the kernel and the map); a is then empty.

@@ -10,7 +10,9 @@
  * Inf and NaN, for the sm_90a tiles the benchmark uses (128x256 and
  * 128x128 with 8 warps: one producer warpgroup copies, one rounds),
  * 64x64 with 4, and 128x128 with
- * -fno-wgmma-roles (each producer both copies and rounds), on aligned views, on views read from k 2 (no TMA
+ * -fno-wgmma-roles (each producer both copies and rounds), and 128x256 and
+ * 128x128 with -fno-wgmma-preround-b (A alone passed rounded, B rounded in
+ * registers by both entries), on aligned views, on views read from k 2 (no TMA
  * box starts there: the kernel's own copies of the rounded views) and on
  * views with odd row strides (staged either way). Each run must be noted
  * in the runtime's log as rounded or not, and both must match an fp64
@@ -188,7 +190,13 @@ int main(void)
      * odd ones */
     tilecRuntime own = open_with("0", "1"), given = open_with("1", "1");
     static const Tile tiles[] = {
-        {128, 256, 8, NULL}, {128, 128, 8, NULL}, {64, 64, 4, NULL}, {128, 128, 8, "-fno-wgmma-roles"}};
+        {128, 256, 8, NULL},
+        {128, 128, 8, NULL},
+        {64, 64, 4, NULL},
+        {128, 128, 8, "-fno-wgmma-roles"},
+        {128, 256, 8, "-fno-wgmma-preround-b"}, /* A alone comes rounded; both entries round B */
+        {128, 128, 8, "-fno-wgmma-preround-b"},
+    };
     static const Shape shapes[] = {
         {384, 512, 256, 256, 512, 512, 0},  /* aligned: only pre-rounding stages */
         {300, 520, 333, 333, 521, 520, 0},  /* odd row strides: staged either way */

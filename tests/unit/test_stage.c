@@ -354,6 +354,7 @@ static void gemm_args(GemmArgs *g, int32_t M, int32_t N, int32_t K, int32_t lda,
  * tf32-rna), tma_store: with -fwgmma-tma-only -fwgmma-tma-store (a third
  * map, C's, stored through; no copies or stores of its own); free with
  * tc_result_free. */
+static int kernel_preround_b = 1; /* -fno-wgmma-preround-b where 0 */
 static void gemm_kernel_with(TirPrecision prec, int tma_store, TcResult *r)
 {
     char src[2048];
@@ -364,6 +365,7 @@ static void gemm_kernel_with(TirPrecision prec, int tma_store, TcResult *r)
     o.keep_llvm_ir = 0;
     o.precision = prec;
     o.wgmma_tma_only = o.wgmma_tma_store = tma_store;
+    o.wgmma_preround_b = kernel_preround_b;
     StrBuf log;
     sb_init(&log);
     ck_assert_int_eq(tc_compile("mm.tir", src, strlen(src), &o, r, &log), 0);
@@ -426,6 +428,45 @@ START_TEST(launch_plans)
     ck_assert_uint_eq(plan_for(&rne, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
     tc_result_free(&rna);
     tc_result_free(&rne);
+}
+END_TEST
+
+/* -fno-wgmma-preround-b: only A's map may come rounded (B's fragments are
+ * rounded in registers by both entries), so a pre-rounding launch copies A
+ * rounded and B only where its map cannot describe it as it is (plain);
+ * where A's copy is not by the rule, the plain plan as before; the rounded
+ * bits the launch sets are A's alone. */
+START_TEST(launch_plans_a_only)
+{
+    GemmArgs g;
+    TcStagePlan plans[TC_TMAP_MAX];
+    unsigned map_of[TC_TMAP_MAX];
+    int round;
+    TcResult rna;
+    kernel_preround_b = 0;
+    gemm_kernel_with(PREC_TF32_RNA, 1, &rna);
+    kernel_preround_b = 1;
+    const TcKernelInfo *k = &rna.kernels[0];
+    ck_assert(k->rounded && k->tmaps[0].round && !k->tmaps[1].round && !k->tmaps[2].round);
+    ck_assert_uint_eq(tc_tmaps_roundable(k), 1);
+    uint64_t grid8192 = 64 * 32;
+    gemm_args(&g, 8192, 8192, 8192, 8192, 8192);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 1);
+    ck_assert(round == 1 && map_of[0] == 0 && plans[0].round);
+    gemm_args(&g, 8192, 8188, 8192, 8192, 8190); /* B's rows off 16 bytes: B staged as it is */
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 2);
+    ck_assert(round == 1 && map_of[0] == 0 && plans[0].round && map_of[1] == 1 && !plans[1].round);
+    ck_assert_uint_eq(plans[1].pitch, 32768);
+    /* A not by the rule (small K): B's plain copy alone */
+    gemm_args(&g, 4096, 4096, 64, 64, 4090);
+    g.N = 4088; /* (C's map encodes: N a multiple of 4 on 16-byte rows) */
+    g.ldc = 4088;
+    ck_assert_uint_eq(plan_for(&rna, &g, 32 * 16, TC_PREROUND_AUTO, plans, map_of, &round), 1);
+    ck_assert(round == 0 && map_of[0] == 1 && !plans[0].round);
+    /* B cannot be staged (its rows overlap): A is not rounded alone, nothing is staged */
+    gemm_args(&g, 8192, 8192, 8192, 8192, 8101);
+    ck_assert_uint_eq(plan_for(&rna, &g, grid8192, TC_PREROUND_AUTO, plans, map_of, &round), 0);
+    tc_result_free(&rna);
 }
 END_TEST
 
@@ -514,6 +555,7 @@ static Suite *suite(void)
     tcase_add_test(c, compiler_rounds_rna_only);
     tcase_add_test(c, launch_plans);
     tcase_add_test(c, launch_plans_store_map);
+    tcase_add_test(c, launch_plans_a_only);
     tcase_set_timeout(c, 120); /* compiles GEMM kernels: slow under sanitizers */
     suite_add_tcase(s, c);
     return s;
