@@ -102,7 +102,8 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
-    int wgmma_preround_b;      /* default on (-fno-wgmma-preround-b: experimental): a tf32-rna launch
+    int wgmma_preround_b;      /* default on (-fno-wgmma-preround-b: experimental, 10-20% slower at 8192^3
+                                * on an H100, bench/NOTES.md v30): a tf32-rna launch
                                 * that pre-rounds (runtime/stage.h) copies B rounded as well as A, and the
                                 * entry for rounded views leaves B as it loads; off, only A is copied
                                 * rounded (A feeds the tensor cores from shared memory, where rounding
