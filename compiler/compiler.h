@@ -306,6 +306,15 @@ unsigned tc_cpus(void);
 
 /* ---- passes (one file each) ---- */
 
+/* Structural limits of one kernel, checked op by op as it is lowered
+ * (lower.c) and reported at the op: the registers one tile value may take
+ * per thread (the hardware's per-thread maximum; past it every access
+ * would spill), and the shared memory of one program (the most that any
+ * supported GPU, sm_90, gives a block). pass_precision warns where the
+ * 3xtf32 split keeps two such tiles past the first limit. */
+#define TC_MAX_TILE_REGS    255u
+#define TC_MAX_SHARED_BYTES (227u * 1024u)
+
 /* pass_precision.c: makes every f32 dot's precision explicit (ieee or
  * tf32-trunc on pre-rounded operands). */
 int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d);

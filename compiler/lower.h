@@ -23,13 +23,6 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 
-/* Structural limits of one kernel, checked op by op as it is lowered
- * (lower.c) and reported at the op: the registers one tile value may take
- * per thread (the hardware's per-thread maximum; past it every access
- * would spill), and the shared memory of one program (the most that any
- * supported GPU, sm_90, gives a block). */
-#define TC_MAX_TILE_REGS    255u
-#define TC_MAX_SHARED_BYTES (227u * 1024u)
 
 typedef enum { LAYOUT_BLOCKED, LAYOUT_MMA } LayoutKind;
 

@@ -44,6 +44,8 @@ typedef struct {
     uint32_t *tail_after, *tail_before, *tail_block;
     uint32_t *next;          /* per new instruction: next in its chain */
     uint32_t ninsts0, nblocks0, cap_next;
+    uint32_t *warps;         /* per instruction: its kernel's warps (0: none known) */
+    Diag *d;
     int oom;
 } Pass;
 
@@ -135,6 +137,58 @@ static uint32_t derived(Pass *p, uint32_t v, int kind, TirLoc loc)
     return *slot;
 }
 
+/* The split below keeps the cross terms' sum (a tile like the result)
+ * beside the caller's accumulator through the loop: where the two take
+ * more registers per thread than a thread has, ptxas spills them, and the
+ * kernel runs at a tenth of its speed or less (a 128x256 tile with 8 warps:
+ * 10.8 against 105.7 TFLOP/s for 128x128 on the H200, bench/NOTES.md
+ * v30). It compiles, so a warning, not an error. */
+static void warn_two_tiles(Pass *p, uint32_t di, TirType ct)
+{
+    const TirModule *m = p->m;
+    uint32_t warps = p->warps ? p->warps[di] : 0;
+    if (ct.kind != TY_TILE || !warps)
+        return;
+    uint64_t elems = (uint64_t)ct.dim[0] * ct.dim[1], threads = (uint64_t)warps * 32;
+    uint64_t regs = elems > threads ? elems / threads : 1;
+    if (2 * regs <= TC_MAX_TILE_REGS || regs > TC_MAX_TILE_REGS) /* (past the second, lowering refuses the tile) */
+        return;
+    char ty[64];
+    diag_warning(p->d, m->insts[di].loc,
+                 "this 3xtf32 dot keeps its cross terms' sum (a %s) beside the accumulator: %llu registers per "
+                 "thread with %u warps, more than the %u a thread has; ptxas will spill them and the loop run "
+                 "at a fraction of its speed: use more warps or a smaller tile (sm_90a pipelines 128x128 with 8)",
+                 tir_type_str(ct, ty, sizeof ty), (unsigned long long)(2 * regs), warps, TC_MAX_TILE_REGS);
+}
+
+/* p->warps[i] = the warps of the kernel holding instruction i. */
+static void kernel_warps(Pass *p)
+{
+    TirModule *m = p->m;
+    uint32_t *stack = malloc((m->nblocks + 1) * sizeof *stack);
+    p->warps = calloc(m->ninsts + 1, sizeof *p->warps);
+    if (!stack || !p->warps) {
+        free(stack);
+        free(p->warps);
+        p->warps = NULL; /* no warnings, nothing else lost */
+        return;
+    }
+    for (uint32_t k = 0; k < m->nkernels; k++) {
+        uint32_t n = 0;
+        stack[n++] = m->kernels[k].body;
+        while (n) {
+            const TirBlock *b = &m->blocks[stack[--n]];
+            for (uint32_t j = 0; j < b->ninsts; j++) {
+                uint32_t i = m->pool[b->insts + j];
+                p->warps[i] = m->kernels[k].warps;
+                if (m->insts[i].op == OP_FOR && m->insts[i].body && n < m->nblocks)
+                    stack[n++] = m->insts[i].body;
+            }
+        }
+    }
+    free(stack);
+}
+
 static void rewrite_dot(Pass *p, uint32_t di, TirPrecision def)
 {
     TirModule *m = p->m;
@@ -163,6 +217,7 @@ static void rewrite_dot(Pass *p, uint32_t di, TirPrecision def)
     }
     case PREC_3XTF32: {
         TirType ct = tir_value_type(m, c);
+        warn_two_tiles(p, di, ct);
         uint32_t z = build1(p, OP_ZEROS, in.loc, ct, NULL, 0, 0);
         uint32_t a1[3] = {derived(p, a, SPLIT_SMALL, in.loc), derived(p, b, SPLIT_HIC, in.loc),
                           z ? m->insts[z].result : 0};
@@ -235,7 +290,8 @@ static void emit_chain(Pass *p, uint32_t head, uint32_t **list, uint32_t *n, uin
 
 int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d)
 {
-    Pass p = {.m = m, .nvalues0 = m->nvalues, .ninsts0 = m->ninsts, .nblocks0 = m->nblocks};
+    Pass p = {.m = m, .nvalues0 = m->nvalues, .ninsts0 = m->ninsts, .nblocks0 = m->nblocks, .d = d};
+    kernel_warps(&p);
     p.memo = calloc((size_t)m->nvalues * NSPLIT, sizeof *p.memo);
     p.after_inst = calloc(m->ninsts, sizeof(uint32_t));
     p.before_inst = calloc(m->ninsts, sizeof(uint32_t));
@@ -290,6 +346,7 @@ int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d)
 
     free(skip);
     free(list);
+    free(p.warps);
     free(p.memo);
     free(p.after_inst);
     free(p.before_inst);

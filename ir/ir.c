@@ -466,6 +466,14 @@ void diag_note(Diag *d, TirLoc loc, const char *fmt, ...)
     va_end(ap);
 }
 
+void diag_warning(Diag *d, TirLoc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_report(d, loc, "warning", fmt, ap);
+    va_end(ap);
+}
+
 void diag_remark(Diag *d, TirLoc loc, const char *fmt, ...)
 {
     va_list ap;

@@ -232,6 +232,13 @@ void diag_note(Diag *d, TirLoc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Something that compiles but that the user most likely does not want
+ * (always shown; the compile succeeds). */
+void diag_warning(Diag *d, TirLoc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* What a pass did or why it did not (--remarks); not an error. */
 void diag_remark(Diag *d, TirLoc loc, const char *fmt, ...)
 #if defined(__GNUC__)
