@@ -23,7 +23,6 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 
-
 typedef enum { LAYOUT_BLOCKED, LAYOUT_MMA } LayoutKind;
 
 typedef struct {
