@@ -102,6 +102,13 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
+    int wgmma_serial;          /* -1 (default): at -O0 only; -fwgmma-serial / -fno-wgmma-serial: always /
+                                * never. Every wgmma group waited for inside its own asm statement (no
+                                * k-overlap, no split stages): LLVM's -O0 code generation copies values
+                                * between asm statements, and a copy of an accumulator still in flight
+                                * reads what the PTX ISA leaves undefined. -fno-wgmma-serial at -O0 gives
+                                * the optimized pipeline's structure in unoptimized IR, for reading it
+                                * (scripts/hosttrace.py), not PTX to run */
     int wgmma_preround_b;      /* default on (-fno-wgmma-preround-b: experimental, 10-20% slower at 8192^3
                                 * on an H100, bench/NOTES.md v30): a tf32-rna launch
                                 * that pre-rounds (runtime/stage.h) copies B rounded as well as A, and the

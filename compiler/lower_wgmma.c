@@ -436,7 +436,7 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->cluster) /* the peer block, whose empty[] wg_release arrives on too: read once, not per release */
         P->peer = LLVMBuildXor(b, wg_cluster_rank(L), c32(L, 1), "peer");
     /* the stage before is released once the group after it is issued */
-    int overlap = P->k_overlap || P->ss;
+    int overlap = P->k_overlap || (P->ss && !P->serial);
     if (P->ffma)
         ffma_frags(P);
     else if (P->swapped && !P->ss)
@@ -762,6 +762,9 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
     if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
         P.k_overlap = 0;
+    P.serial = L->o->wgmma_serial < 0 ? L->o->opt_level == 0 : L->o->wgmma_serial;
+    if (P.serial)
+        P.k_overlap = P.split = 0;
     *raw_bytes = 0;
     if (!P.swapped && !P.ss)
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;

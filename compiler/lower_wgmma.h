@@ -49,6 +49,11 @@ typedef struct {
                            * entry for views that come rounded (pre) */
     int split;            /* a stage's wgmmas in two groups, the second's fragments loaded
                            * while the first runs (default where a stage has 8 wgmmas or more) */
+    int serial;           /* -O0 (TcOptions.wgmma_serial): every wgmma group waited for inside its own asm
+                           * statement (no k-overlap, no split stages, bf16's group waited for at once):
+                           * unoptimized, LLVM copies values between asm statements, and a copy of an
+                           * accumulator still in flight reads what the PTX ISA leaves undefined (all
+                           * zeros or partial sums on the interpreter, bench/NOTES.md v30) */
     int k_overlap;        /* swapped, tf32 modes (default; -fno-wgmma-k-overlap): a wgmma group per 2 k8 steps, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */

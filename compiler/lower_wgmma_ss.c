@@ -361,7 +361,8 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
             sb_printf(&t, "%s$%u", x ? ", " : "", x);
         sb_printf(&t, "}, $%u, $%u, P1, 1, 1, 0, 1;\n", 2 * nacc + 2 * j, 2 * nacc + 2 * j + 1);
     }
-    sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n\t}");
+    /* the group before this one is done; -O0 (P->serial): this one too */
+    sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->serial ? 0 : 1);
     in[2 * KSTEPS] = c32(L, 1); /* scale-d: accumulate */
     char cons[8 * KSTEPS + 4] = "";
     for (uint32_t j = 0; j < KSTEPS; j++)
@@ -372,5 +373,6 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     else
         wg_acc_asm(L, t.data, cons, acc, nacc, in, 2 * KSTEPS + 1);
     sb_free(&t);
-    wg_release(P, rel_addr, rel_if); /* the group before, and so its stage, is done */
+    if (rel_addr) /* the group before, and so its stage, is done (serial: the consumer loop releases this one) */
+        wg_release(P, rel_addr, rel_if);
 }

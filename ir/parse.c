@@ -460,6 +460,7 @@ static void finish(P *p, uint32_t i, int ok, const Tok *name)
  * line, so that resync does not take it for the end of the block. */
 static int parse_attrs(P *p, Attr *a, int *na)
 {
+    int over = 0; /* "too many" said once, at the first past the limit */
     for (lex_next(p);; lex_next(p)) {
         Attr x = {.name = p->cur};
         if (!is(p, T_WORD)) {
@@ -477,9 +478,10 @@ static int parse_attrs(P *p, Attr *a, int *na)
         for (int j = 0; j < *na; j++)
             if (a[j].name.n == x.name.n && !memcmp(a[j].name.s, x.name.s, x.name.n))
                 lex_err(p, x.name.loc, "duplicate attribute '%.*s'", TXT(&x.name));
-        if (*na == 4)
-            lex_err(p, x.name.loc, "too many attributes");
-        else
+        if (*na == 4) {
+            if (!over++)
+                lex_err(p, x.name.loc, "too many attributes (an op takes at most 4)");
+        } else
             a[(*na)++] = x;
         if (is(p, T_COMMA)) continue;
         if (expect(p, T_RBRACE, "expected ',' or '}' after the attribute")) return 1;

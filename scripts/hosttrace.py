@@ -515,6 +515,17 @@ def run(cmd, **kw):
     return r.stdout
 
 
+def run_first(cmds):
+    """the first command's output, or the next one's where it exits 2 (a usage error: an older tilec)"""
+    for cmd in cmds[:-1]:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode == 0:
+            return r.stdout
+        if r.returncode != 2:
+            die("%s failed (%d):\n%s%s" % (cmd[0], r.returncode, r.stdout[-2000:], r.stderr[-4000:]))
+    return run(cmds[-1])
+
+
 def modules(text):
     """entry name -> its module's text (tilec heads each with a '; ----- tilec:' line when there are several)"""
     parts = re.split(r'^; ----- tilec: the LLVM module of entry @(\S+?)(?: \((the entry|its producers\' function)\))? -----$',
@@ -530,7 +541,10 @@ class Build:
     """one tilec's lowering of the entry, compiled for the host"""
 
     def __init__(self, tilec, tir, opts, entry, work, tag):
-        ir = run([tilec, '-O0', '-g0', '--emit=llvm', tir] + opts)
+        # the optimized pipeline's structure in unoptimized IR (-O0 alone waits for every wgmma
+        # group at once, for valid PTX); a tilec older than the option lacks that -O0 rule too
+        ir = run_first([[tilec, '-O0', '-fno-wgmma-serial', '-g0', '--emit=llvm', tir] + opts,
+                        [tilec, '-O0', '-g0', '--emit=llvm', tir] + opts])
         mods = modules(ir)
         mod = mods.get(entry) or mods.get(None)
         if mod is None:
