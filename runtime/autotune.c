@@ -225,8 +225,9 @@ tilecResult tilecAutotune(tilecRuntime rt, const char *key, const tilecTuneConfi
         for (int o = 0; !bad && o < cfgs[c].nopts; o++)
             bad = !cfgs[c].opts[o];
         if (bad) {
-            char what[96];
-            snprintf(what, sizeof what, "configuration %u has no source, or a NULL option", c);
+            char what[128]; /* the log counts configurations from 1, as its other lines do */
+            snprintf(what, sizeof what, "cfgs[%u] (configuration %u of %u) has no source, or a NULL option", c, c + 1,
+                     n);
             return tc_runtime_bad_arg(rt, "tilecAutotune", what);
         }
     }

@@ -707,6 +707,12 @@ START_TEST(bad_arguments_are_logged)
     tilecTuneConfig cfg = {.src = GEMM, .len = strlen(GEMM), .grid = {1, 1, 1}};
     ck_assert_int_eq(tilecAutotune(rt, "k", &cfg, 1, "gemm", NULL, &best, &m), TILEC_ERROR_INVALID_ARGUMENT);
     log_says("tilecAutotune: args is NULL");
+    static const char *const null_opt[] = {NULL};
+    tilecTuneConfig two[2] = {cfg, cfg};
+    two[1].nopts = 1, two[1].opts = null_opt;
+    void *none[1] = {NULL};
+    ck_assert_int_eq(tilecAutotune(rt, "k", two, 2, "gemm", none, &best, &m), TILEC_ERROR_INVALID_ARGUMENT);
+    log_says("cfgs[1] (configuration 2 of 2) has no source, or a NULL option"); /* counted as the log's notes */
     ck_assert_uint_eq(fake->launches, launches); /* rejected before anything was compiled or run */
     /* one program a block: CUDA's grid limits, said before the driver's error */
     m = load("-fno-persistent");
