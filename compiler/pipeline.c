@@ -66,6 +66,10 @@ static void dump(const TirModule *m, const TcOptions *o, const char *pass, StrBu
 int tc_compile(const char *file, const char *src, size_t len, const TcOptions *opts, TcResult *out, StrBuf *log)
 {
     memset(out, 0, sizeof *out);
+    if (len >= 3 && !memcmp(src, "\xEF\xBB\xBF", 3)) { /* the byte order mark some editors write: not text */
+        src += 3;
+        len -= 3;
+    }
     Diag d;
     diag_init(&d, file, src, len);
     StrBuf passes;
