@@ -31,7 +31,7 @@ static const char usage[] =
     "  -O0 .. -O3           LLVM optimization level (default -O3; at -O0 the wgmma\n"
     "                       pipelines wait for every group at once: slower, for\n"
     "                       reading the IR; -fno-wgmma-serial keeps their -O3 form,\n"
-    "                       whose -O0 PTX is not valid to run)\n"
+    "                       whose -O0 PTX reads accumulators in flight: not valid)\n"
     "  --dump-after=all|PASS[,PASS...]\n"
     "                       print the tile IR after those passes (parse, wgmma,\n"
     "                       precision, prefetch; repeated, the lists add up) to\n"
