@@ -209,9 +209,10 @@ typedef struct {
      * elements to tf32 (RNA) before any use (a stageable view read only by
      * the one load that feeds a tf32-rna dot). A launch may then pass a
      * staged copy already rounded, and set flag bit 16 + i: where the bits
-     * of every map are set, it launches the kernel's entry for rounded
-     * views (TcKernelInfo.rounded), which skips the rounding (the same bits
-     * reach the tensor cores either way). */
+     * of every map with this set are set, it launches the kernel's entry
+     * for rounded views (TcKernelInfo.rounded), which skips their rounding
+     * (the same bits reach the tensor cores either way). A's and B's maps,
+     * or A's alone with -fno-wgmma-preround-b. */
     uint8_t round;
     /* 1: the kernel stores through this map (-fwgmma-tma-store: C's view, a
      * ROWS map of 32 columns by a band of rows); never staged or rounded */

@@ -157,7 +157,7 @@ static void warn_two_tiles(Pass *p, uint32_t di, TirType ct)
     diag_warning(p->d, m->insts[di].loc,
                  "this 3xtf32 dot keeps its cross terms' sum (a %s) beside the accumulator: %llu registers per "
                  "thread with %u warps, more than the %u a thread has; ptxas will spill them and the loop run "
-                 "at a fraction of its speed: use more warps or a smaller tile (sm_90a pipelines 128x128 with 8)",
+                 "at a fraction of its speed: use more warps or a smaller tile",
                  tir_type_str(ct, ty, sizeof ty), (unsigned long long)(2 * regs), warps, TC_MAX_TILE_REGS);
 }
 

@@ -910,8 +910,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     free(pargs);
     if (tmaps.nstaged && !noted && t == TILEC_SUCCESS) {
         if (rounded)
-            sb_printf(&msg, "note: tilecLaunch @%s: its views came rounded: launched its entry %s%s, which does "
-                            "not round them\n",
+            sb_printf(&msg, "note: tilecLaunch @%s: the views it lets come rounded did: launched its entry %s%s, "
+                            "which does not round them\n",
                       k->name, k->name, TC_ROUNDED_SUFFIX);
         pthread_mutex_lock(&rt->mu);
         mod->staged_noted[i] = 1;

@@ -13,12 +13,13 @@
  * results are the same bits either way (the same elements, read from
  * another place). TILEC_STAGE=0 turns it off.
  *
- * Pre-rounding: where the kernel rounds every view's elements to tf32
- * (RNA) before any use (TcTmap.round on every map: the tf32-rna GEMM), the
- * copy can round them instead, once per element rather than once per
- * program that reads it; the launch then stages every view, rounded, even
- * those a map could describe as they are, and sets the flag bits that make
- * the kernel skip its own rounding. The tensor cores get the same bits
+ * Pre-rounding: where the kernel rounds a view's elements to tf32 (RNA)
+ * before any use (TcTmap.round: the tf32-rna GEMM's A and B, or A alone
+ * with -fno-wgmma-preround-b), the copy can round them instead, once per
+ * element rather than once per program that reads it; the launch then
+ * stages those views, rounded, even where a map could describe them as
+ * they are (the others only where none can), and sets the flag bits that
+ * make the kernel skip their rounding. The tensor cores get the same bits
  * either way; the copy's traffic (each view read and written once) is
  * repaid where each element is read by enough programs
  * (TC_PREROUND_MIN_REUSE). TILEC_PREROUND=0 turns it off, =1 applies it

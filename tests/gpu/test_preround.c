@@ -104,6 +104,12 @@ static void run(tilecRuntime rt, const Tile *t, const Shape *s, const float *A, 
     GPU_CHECK(rt, tilecLaunch(mod, "gemm", grid, NULL, args));
     GPU_CHECK(rt, tilecSynchronize(rt));
     *rounded = gpu_log_has_since(rt, mark, "rounded to tf32 (rna)");
+    if (*rounded) { /* the views that may come rounded did: the entry that does not round them ran */
+        char what[160];
+        snprintf(what, sizeof what, "%dx%d w%d%s%s, %dx%dx%d: the rounded views launched gemm$rounded", t->bm, t->bn,
+                 t->warps, t->opt ? " " : "", t->opt ? t->opt : "", s->M, s->N, s->K);
+        check(gpu_log_has_since(rt, mark, "launched its entry gemm$rounded"), what);
+    }
     gpu_download(rt, C, dC, sizeof(float) * nc);
     tilecFree(rt, dA);
     tilecFree(rt, dB);
