@@ -20,6 +20,7 @@
  */
 #include <cuda.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,12 +360,27 @@ static void record_launch(CUfunction f, const unsigned g[3], const unsigned bl[3
     pthread_mutex_unlock(&stats_mu);
 }
 
+/* FAKE_CUDA_WATCH_PARAM=NAME:I: keeps parameter I (a u32) of a launch of a
+ * kernel named NAME... (the test names one whose parameters it knows) */
+static void watch_param(const char *name, void **params)
+{
+    const char *w = getenv("FAKE_CUDA_WATCH_PARAM"), *colon = w ? strchr(w, ':') : NULL;
+    if (!colon || !params || strncmp(name, w, (size_t)(colon - w)) != 0)
+        return;
+    uint32_t v;
+    memcpy(&v, params[atoi(colon + 1)], sizeof v);
+    pthread_mutex_lock(&stats_mu);
+    stats.watched = v;
+    pthread_mutex_unlock(&stats_mu);
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream s, void **params, void **extra)
 {
     (void)s, (void)extra;
     FAULT("cuLaunchKernel");
     const unsigned g[3] = {gx, gy, gz}, bl[3] = {bx, by, bz};
+    watch_param((const char *)f, params);
     unsigned cl[3] = {((const FakeFunction *)f)->cluster, 1, 1};
     if (cl[0] && gx % cl[0]) /* the driver's rule: the grid a multiple of the entry's cluster */
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;

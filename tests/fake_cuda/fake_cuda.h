@@ -17,6 +17,8 @@ typedef struct {
     unsigned cluster[3];  /* of the last launch: its cluster dimensions (cuLaunchKernel: 0) */
     unsigned tensor_maps; /* encoded so far */
     unsigned pool_allocs; /* stream-ordered allocations so far */
+    unsigned watched;     /* FAKE_CUDA_WATCH_PARAM=NAME:I: the u32 parameter I of the last launch of a
+                           * kernel whose name starts with NAME (tilec's hidden flags word) */
 } FakeCudaStats;
 
 typedef const FakeCudaStats *(*FakeCudaStatsFn)(void);

@@ -296,18 +296,24 @@ START_TEST(launch_copies_views_first)
         int no_pool_memory;
         unsigned launches;
         const char *kernels;
+        const char *opt;  /* one more option, or NULL */
+        uint32_t flags;   /* the hidden flags word mm was launched with: maps encoded (A, B, C), views rounded */
     } cases[] = {
-        {"--precision=tf32-rna", NULL, 4096, 0, 3, "tilec_stage_b32_rna tilec_stage_b32_rna mm$rounded"},
-        {"--precision=tf32-rna", "0", 4096, 0, 1, "mm"},
-        {"--precision=tf32-rna", NULL, 4096, 1, 1, "mm"},
-        {"--precision=tf32-rna", NULL, 64, 0, 1, "mm"}, /* small K: not worth the copies */
-        {"--precision=tf32-rne", NULL, 4095, 0, 2, "tilec_stage_b32 mm"},
-        {"--precision=tf32-rne", NULL, 4096, 0, 1, "mm"},
+        {"--precision=tf32-rna", NULL, 4096, 0, 3, "tilec_stage_b32_rna tilec_stage_b32_rna mm$rounded", NULL,
+         0x30007},
+        {"--precision=tf32-rna", "0", 4096, 0, 1, "mm", NULL, 0x7},
+        {"--precision=tf32-rna", NULL, 4096, 1, 1, "mm", NULL, 0x7},
+        {"--precision=tf32-rna", NULL, 64, 0, 1, "mm", NULL, 0x7}, /* small K: not worth the copies */
+        {"--precision=tf32-rne", NULL, 4095, 0, 2, "tilec_stage_b32 mm", NULL, 0x7},
+        {"--precision=tf32-rne", NULL, 4096, 0, 1, "mm", NULL, 0x7},
+        /* A alone copied rounded: its rounded bit alone, and the entry that takes A as it comes */
+        {"--precision=tf32-rna", NULL, 4096, 0, 2, "tilec_stage_b32_rna mm$rounded", "-fno-wgmma-preround-b", 0x10007},
     };
+    setenv("FAKE_CUDA_WATCH_PARAM", "mm:12", 1); /* 9 declared parameters, 3 maps (the JIT stores C by TMA), then the flags */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *opts[] = {"--arch=sm_90a", cases[i].precision};
+        const char *opts[] = {"--arch=sm_90a", cases[i].precision, cases[i].opt};
         tilecDevicePtr p;
-        tilecModule m = fresh_gemm("TILEC_PREROUND", cases[i].preround, opts, 2, &p);
+        tilecModule m = fresh_gemm("TILEC_PREROUND", cases[i].preround, opts, cases[i].opt ? 3 : 2, &p);
         int32_t M = 4096, N = 4096, K = cases[i].k;
         void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
         const unsigned grid[3] = {32, 32, 1};
@@ -325,9 +331,12 @@ START_TEST(launch_copies_views_first)
                       "case %zu: launched '%s', expected '%s'; log: %s", i, got, cases[i].kernels, log);
         int said = strstr(log, "launched its entry mm$rounded") != NULL; /* the log says which entry ran */
         ck_assert_msg(said == (strstr(cases[i].kernels, "mm$rounded") != NULL), "case %zu: log: %s", i, log);
+        ck_assert_msg(fake->watched == cases[i].flags, "case %zu: flags 0x%x, expected 0x%x", i, fake->watched,
+                      cases[i].flags);
         ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
         ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
     }
+    unsetenv("FAKE_CUDA_WATCH_PARAM");
 }
 END_TEST
 
