@@ -434,7 +434,8 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
 }
 
 /* Whether a launch may pass the dot's views rounded (Lower.tmaps_round):
- * A's, and B's unless only A is to be (-fno-wgmma-preround-b). */
+ * A's, and B's unless only A is to be (-fno-wgmma-preround-b: B's map has
+ * no TcTmap.round, wgmma_tma_maps). */
 static int tmaps_roundable(const TcOptions *o, uint32_t ntmaps, const TcTmap *t)
 {
     return ntmaps >= 2 && t[0].round && (t[1].round || !o->wgmma_preround_b);
@@ -626,8 +627,6 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
     if (L->ntmaps && !L->failed) {
         for (uint32_t t = 0; !L->tmaps_pre && t < L->ntmaps; t++) /* no second loop took rounded views */
             tmaps[t].round = 0;
-        if (!L->o->wgmma_preround_b && L->ntmaps >= 2) /* B's fragments rounded in registers by both entries */
-            tmaps[1].round = 0;
         for (uint32_t t = 0; t < L->ntmaps; t++)
             tmaps[t].optional = tmaps[t].store && L->tmaps_required && L->tma_store_own;
         describe_tmaps(L, name, k->nparams, tmaps);

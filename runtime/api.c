@@ -847,14 +847,10 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     if ((tmaps.flags & need) != need) {
         /* a store map that cannot be encoded is the cause alone: the launch then stages nothing
          * (tc_stage_views_plan), so the loads' maps it would have staged are missing too */
-        uint32_t miss = need & ~tmaps.flags, stores = 0;
-        for (unsigned m = 0; m < k->ntmaps; m++)
-            stores |= (uint32_t)k->tmaps[m].store << m;
+        uint32_t miss = need & ~tmaps.flags, stores = tc_tmaps_stored(k);
         int store = (miss & stores) != 0;
         uint32_t named = store ? miss & stores : miss;
-        unsigned missing = 0;
-        for (uint32_t b = named; b; b &= b - 1)
-            missing++;
+        unsigned missing = (unsigned)__builtin_popcount(named);
         sb_printf(&msg, "tilecLaunch @%s: compiled with -fwgmma-tma-only, the kernel has no copies of its own: every "
                         "tensor map it needs must be encoded, and map%s",
                   k->name, missing > 1 ? "s" : "");

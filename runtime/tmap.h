@@ -115,6 +115,15 @@ static inline uint32_t tc_tmaps_roundable(const TcKernelInfo *k)
     return r;
 }
 
+/* Bit i: map i is one the kernel stores through (TcTmap.store). */
+static inline uint32_t tc_tmaps_stored(const TcKernelInfo *k)
+{
+    uint32_t r = 0;
+    for (unsigned i = 0; i < k->ntmaps && i < TC_TMAP_MAX; i++)
+        r |= k->tmaps[i].store ? 1u << i : 0u;
+    return r;
+}
+
 /* Pure (no driver): the views a launch of k with these args stages,
  * plans[0..n) for maps map_of[0..n), and *round whether they go rounded:
  * a map that cannot be encoded as the arguments are is staged where
