@@ -134,6 +134,7 @@ void lw_asm_text(char *out, size_t cap, const char *s, size_t n)
  * the consumer threads. */
 void lw_barrier(Lower *L)
 {
+    lw_order_reset(L); /* bar.sync orders the block's global memory accesses too */
     if (!L->bar_threads) {
         lw_call(L, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
         return;
@@ -200,6 +201,7 @@ void lower_FOR(Lower *L, uint32_t i)
     const TirModule *m = L->m;
     const TirInst in = m->insts[i];
     if (in.ival > 0 && L->o->arch == ARCH_SM90A) { /* marked by pass_wgmma */
+        lw_order_pipeline(L, in.body);
         lower_wgmma_loop(L, i);
         return;
     }
@@ -230,6 +232,10 @@ void lower_FOR(Lower *L, uint32_t i)
     if (L->failed)
         return;
 
+    MemPending *before = lw_alloc(L, sizeof *before);
+    if (!before)
+        return;
+    lw_order_loop_enter(L, in.body, before);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "loop");
     LLVMBasicBlockRef bodybb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "body");
@@ -295,6 +301,7 @@ void lower_FOR(Lower *L, uint32_t i)
     LLVMBuildBr(L->b, head);
 
     LLVMPositionBuilderAtEnd(L->b, exit);
+    lw_order_loop_exit(L, in.body, before);
     for (uint32_t c = 0; c < ncar; c++) {
         if (tir_value_type(m, args[3 + c]).kind == TY_TILE)
             lw_set(L, in.result + c, (LVal){.kind = LV_TILE, .regs = phis[c], .lay = lays[c]});

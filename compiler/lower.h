@@ -45,6 +45,24 @@ Layout layout_blocked_2d(uint32_t rows, uint32_t cols, uint32_t threads);
  * too small for mma.sync (then the dot uses FMA and a blocked layout). */
 int layout_mma(uint32_t m, uint32_t n, uint32_t k, TirElem in, uint32_t warps, Layout *out);
 
+/* Whether layout l holds some element in more than one of `threads`
+ * threads (layout_owns() then names the one that stores it). */
+int layout_replicates(const Layout *l, uint32_t threads);
+
+/* A global memory access not yet ordered by a barrier (lower_order.c). */
+typedef struct {
+    uint32_t param;         /* the pointer parameter it goes through */
+    uint32_t view, idx[3], nidx, rows, cols; /* the view and index values, the tile's shape */
+    Layout lay;
+    uint8_t store, replicated;
+    uint8_t wild;           /* some access of this kind to param, threads unknown (a loop's, a pipeline's) */
+} MemAccess;
+enum { LW_MAX_PENDING = 16 };
+typedef struct {
+    MemAccess acc[LW_MAX_PENDING];
+    uint32_t n;
+} MemPending;
+
 typedef enum { LV_NONE, LV_SCALAR, LV_SPLAT, LV_TILE, LV_BCAST, LV_VIEW } LValKind;
 
 /* The lowered form of one IR value. */
@@ -111,6 +129,9 @@ typedef struct Lower {
     uint32_t ncarried;
     uint32_t smem_floor;         /* smem_ptr() allocates above it (persist: the pipeline's ring and
                                   * barriers stay in use while the consumers store C) */
+    /* lower_order.c: the global memory accesses since the last barrier */
+    MemAccess pending[LW_MAX_PENDING];
+    uint32_t npending;
     /* debug info */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef difile, dicu, disp;
@@ -165,6 +186,18 @@ LLVMValueRef lw_asm(Lower *L, LLVMTypeRef ret, const char *tmpl, const char *con
  * operand's), into out (cap bytes, cut short to fit, always terminated). */
 void lw_asm_text(char *out, size_t cap, const char *s, size_t n);
 void lw_barrier(Lower *L);
+
+/* lower_order.c: barriers between a program's global memory accesses that
+ * may meet in one element from two threads. lw_order_access() before load
+ * or store `inst` (its view operand view_arg; lay NULL: the threads that
+ * access an element are not known, e.g. a TMA store); the loop hooks around
+ * a loop's body, the pipeline one before a wgmma loop; reset at a program's
+ * start (programs are not ordered with each other). */
+void lw_order_access(Lower *L, uint32_t inst, uint32_t view_arg, const Layout *lay, int store);
+void lw_order_loop_enter(Lower *L, uint32_t body, MemPending *saved);
+void lw_order_loop_exit(Lower *L, uint32_t body, const MemPending *saved);
+void lw_order_pipeline(Lower *L, uint32_t body);
+void lw_order_reset(Lower *L);
 const LVal *lw_val(Lower *L, uint32_t v);
 void lw_set(Lower *L, uint32_t v, LVal lv);
 void lw_lower_block(Lower *L, uint32_t block);

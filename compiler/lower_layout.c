@@ -185,16 +185,18 @@ LLVMValueRef layout_base_col(Lower *L, const Layout *l)
     return l->vec > 1 ? LLVMBuildMul(L->b, c, lw_const_i32(L, l->vec), "") : c;
 }
 
+int layout_replicates(const Layout *l, uint32_t threads)
+{
+    return l->kind == LAYOUT_MMA ? l->wm * l->wn * 32 < threads : l->tr > l->rows;
+}
+
 LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row)
 {
     (void)r;
-    if (l->kind == LAYOUT_MMA) {
-        if (l->wm * l->wn * 32 >= L->threads)
-            return NULL;
-        return LLVMBuildICmp(L->b, LLVMIntULT, L->tid, lw_const_i32(L, l->wm * l->wn * 32), "");
-    }
-    if (l->tr <= l->rows)
+    if (!layout_replicates(l, L->threads))
         return NULL;
+    if (l->kind == LAYOUT_MMA)
+        return LLVMBuildICmp(L->b, LLVMIntULT, L->tid, lw_const_i32(L, l->wm * l->wn * 32), "");
     return LLVMBuildICmp(L->b, LLVMIntULT, base_row, lw_const_i32(L, l->rows), "");
 }
 

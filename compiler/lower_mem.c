@@ -169,6 +169,7 @@ void lower_LOAD(Lower *L, uint32_t i)
     LLVMValueRef *loaded = lw_regs(L, n);
     if (!regs || !loaded)
         return;
+    lw_order_access(L, i, 0, &lay, 0);
     LLVMValueRef pad = pad_value(L, e, in->fval);
 
     LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
@@ -250,21 +251,24 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
     }
 }
 
-static void store_tile(Lower *L, uint32_t i);
+static void store_tile(Lower *L, uint32_t i, int ordered);
 
 void lower_STORE(Lower *L, uint32_t i)
 {
     LLVMBasicBlockRef after = NULL;
-    if (L->tma_store && i == L->tma_store && !(after = wg_tma_store(L, i)))
-        return;
-    store_tile(L, i);
+    if (L->tma_store && i == L->tma_store) {
+        lw_order_access(L, i, 1, NULL, 1);
+        if (!(after = wg_tma_store(L, i)))
+            return;
+    }
+    store_tile(L, i, L->tma_store && i == L->tma_store); /* the TMA's path ordered it as a store by any thread */
     if (after) {
         LLVMBuildBr(L->b, after);
         LLVMPositionBuilderAtEnd(L->b, after);
     }
 }
 
-static void store_tile(Lower *L, uint32_t i)
+static void store_tile(Lower *L, uint32_t i, int ordered)
 {
     const TirInst *in = &L->m->insts[i];
     uint32_t tv = tir_args(L->m, in)[0];
@@ -275,6 +279,8 @@ static void store_tile(Lower *L, uint32_t i)
     LLVMValueRef *regs = lw_tile_in(L, tv, &lay);
     if (!regs)
         return;
+    if (!ordered)
+        lw_order_access(L, i, 1, &lay, 1);
 
     LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "stored");

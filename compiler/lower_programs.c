@@ -131,6 +131,7 @@ static void programs(Lower *L, uint32_t body)
     } else {
         program_ids(L, p, L->prog);
     }
+    lw_order_reset(L); /* a new program: nothing of the last one to order against */
     lw_lower_block(L, body);
     if (L->failed)
         return;
@@ -198,6 +199,7 @@ static LLVMValueRef role_function(Lower *L)
 void lw_lower_body(Lower *L, const TirKernel *k)
 {
     LLVMBuilderRef b = L->b;
+    lw_order_reset(L);
     if (!L->persist) {
         lw_lower_block(L, k->body);
         if (!L->failed)

@@ -830,6 +830,13 @@ static int exec(Blk *b, Th *t, const PtxInsn *in)
         wr(t, &o[0], type, (x & ~m) | ((a << (pos & 63)) & m));
         return X_NEXT;
     }
+    case PO_SHF: { /* the 64 bits b:a shifted, the high word kept (l) or the low (r) */
+        uint64_t a = rd(b, t, &o[1]) & 0xffffffff, x = rd(b, t, &o[2]) & 0xffffffff, n = rd(b, t, &o[3]) & 0xffffffff;
+        n = in->sub2 ? (n > 32 ? 32 : n) : n & 31;
+        uint64_t both = x << 32 | a;
+        wr(t, &o[0], T_B32, in->sub == 1 ? (both << n) >> 32 & 0xffffffff : (both >> n) & 0xffffffff);
+        return X_NEXT;
+    }
     case PO_PRMT: {
         uint64_t a = rd(b, t, &o[1]) & 0xffffffff, x = rd(b, t, &o[2]) & 0xffffffff, s = rd(b, t, &o[3]);
         uint64_t bytes = a | x << 32, r = 0;

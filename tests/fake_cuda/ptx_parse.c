@@ -210,6 +210,7 @@ static const struct {
     {"atom", PO_ATOM},   {"red", PO_RED},     {"trap", PO_TRAP},    {"fence", PO_NOP},   {"membar", PO_NOP},
     {"setmaxnreg", PO_NOP}, {"prefetch", PO_NOP}, {"prefetchu", PO_NOP}, {"mbarrier", PO_MBAR},
     {"wgmma", PO_WGMMA}, {"cp", PO_CP},       {"activemask", PO_ACTIVEMASK}, {"mapa", PO_MAPA},
+    {"shf", PO_SHF},
 };
 
 /* the dotted opcode into in->op, types and modifiers */
@@ -365,6 +366,14 @@ static int decode_opcode(Parser *ps, PtxInsn *in, const char *opc)
                   : cluster            ? (arrive ? BAR_CLUSTER_ARRIVE : BAR_CLUSTER_WAIT)
                   : arrive             ? BAR_ARRIVE
                                        : BAR_SYNC;
+    }
+    if (in->op == PO_SHF) { /* shf.{l,r}.{wrap,clamp}.b32: sub 1 left, 2 right; sub2 1 clamp */
+        in->sub = strstr(opc, ".l.") ? 1 : strstr(opc, ".r.") ? 2 : 0;
+        in->sub2 = strstr(opc, ".clamp") != NULL;
+        if (!in->sub || (!in->sub2 && !strstr(opc, ".wrap"))) {
+            perr(ps, "'%s': a funnel shift needs .l or .r and .wrap or .clamp", opc);
+            return 0;
+        }
     }
     if (in->op == PO_CP && strstr(opc, ".noinc"))
         in->mods |= M_NOINC;

@@ -23,6 +23,7 @@ typedef struct {
     StrBuf *out;
     Val v[MAX_VALS];
     int nv, next_name, threads, depth, ops;
+    int runnable, exact; /* gen_kernel_runnable() */
 } G;
 
 static const char *const ENAME[] = {"", "i32", "i64", "f16", "bf16", "f32"};
@@ -120,10 +121,10 @@ static void emit_for(G *g)
         return;
     }
     sb_printf(g->out, "  %%v%d = for ", result_id), name(g, iv), sb_puts(g->out, " = 0 to ");
-    if (bound_id >= 0)
+    if (bound_id >= 0 && !g->runnable)
         sb_printf(g->out, "%%v%d", bound_id);
     else
-        sb_printf(g->out, "%u", pick(g, 200));
+        sb_printf(g->out, "%u", pick(g, g->runnable ? 49 : 200)); /* runnable: at most 6 steps of 8 */
     sb_printf(g->out, " step %d iter(", (int)pick(g, 4) * 16 - 8), name(g, carried), sb_puts(g->out, " = ");
     name(g, init), sb_puts(g->out, ") {\n");
     g->depth++;
@@ -192,7 +193,7 @@ static void emit_op(G *g)
         uint32_t r = axis ? t.r : 1, c = axis ? 1 : t.c;
         if ((k = add_val(g, t.elem, r, c, 0)) < 0)
             return;
-        sb_puts(g->out, "  "), name(g, k), sb_printf(g->out, " = reduce_%s ", pick(g, 2) ? "sum" : "max");
+        sb_puts(g->out, "  "), name(g, k), sb_printf(g->out, " = reduce_%s ", pick(g, 2) && !g->exact ? "sum" : "max");
         name(g, a), sb_printf(g->out, " {axis = %d}\n", axis);
         int b = add_val(g, t.elem, t.r, t.c, 0);
         if (b >= 0)
@@ -201,7 +202,7 @@ static void emit_op(G *g)
         return;
     }
     case 6: case 7: { /* dot: a is MxK; find or load a KxN of its type */
-        if (!is_float(t.elem))
+        if (!is_float(t.elem) || g->exact)
             return;
         static const uint32_t ns[] = {1, 8, 16, 32, 64};
         uint32_t n = ns[pick(g, 5)];
@@ -261,7 +262,7 @@ static void emit_op(G *g)
         emit_for(g);
         return;
     case 12: /* inline PTX on 32-bit elements */
-        if ((t.elem == ELEM_I32 || t.elem == ELEM_F32) && (k = add_val(g, t.elem, t.r, t.c, 0)) >= 0) {
+        if (!g->runnable && (t.elem == ELEM_I32 || t.elem == ELEM_F32) && (k = add_val(g, t.elem, t.r, t.c, 0)) >= 0) {
             /* the last two are LLVM asm errors, which must come back as diagnostics */
             static const char *const tmpl[] = {"mov.b32 $0, $1;", "mov.b32 ${0}, ${1};",
                                                "{ .reg .b32 t; mov.b32 t, $1; mov.b32 $0, t; }",
@@ -286,10 +287,10 @@ static void emit_op(G *g)
     }
 }
 
-void gen_kernel(const uint8_t *data, size_t size, StrBuf *out)
+static void generate(const uint8_t *data, size_t size, StrBuf *out, int runnable, int exact)
 {
     static const unsigned warps[] = {1, 2, 4, 8, 16};
-    G g = {.p = data, .n = size, .out = out};
+    G g = {.p = data, .n = size, .out = out, .runnable = runnable, .exact = exact};
     unsigned w = warps[pick(&g, 5)];
     g.threads = (int)w * 32;
     sb_printf(out, "kernel @gen(%%I: ptr<i32>, %%L: ptr<i64>, %%H: ptr<f16>, %%B: ptr<bf16>, %%X: ptr<f32>, "
@@ -308,4 +309,11 @@ void gen_kernel(const uint8_t *data, size_t size, StrBuf *out)
     if (last >= 0) /* keep the result alive */
         sb_puts(out, "  store "), name(&g, last), sb_printf(out, ", %s[0, 0]\n", VIEW[g.v[last].elem]);
     sb_puts(out, "}\n");
+}
+
+void gen_kernel(const uint8_t *data, size_t size, StrBuf *out) { generate(data, size, out, 0, 0); }
+
+void gen_kernel_runnable(const uint8_t *data, size_t size, int exact, StrBuf *out)
+{
+    generate(data, size, out, 1, exact);
 }

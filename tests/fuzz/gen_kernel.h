@@ -18,4 +18,15 @@
 /* Appends the kernel generated from data to out. */
 void gen_kernel(const uint8_t *data, size_t size, StrBuf *out);
 
+/* The same, for running (tests/gpu/test_random.c): no inline PTX (the
+ * reference executor has none) and loops of at most 6 iterations with
+ * literal bounds, so that the CPU and an interpreter run it in moments;
+ * exact: no dot and no reduce_sum either (float sums, whose order the GPU
+ * need not keep), so that the GPU must give the executor's bits. The
+ * kernel is always
+ *   kernel @gen(%I: ptr<i32>, %L: ptr<i64>, %H: ptr<f16>, %B: ptr<bf16>,
+ *               %X: ptr<f32>, %s: f32, %n: i32) warps(W)
+ * over five views [%n, 256] with row stride 256, one per pointer. */
+void gen_kernel_runnable(const uint8_t *data, size_t size, int exact, StrBuf *out);
+
 #endif

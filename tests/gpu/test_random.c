@@ -1,0 +1,357 @@
+/*
+ * Random kernels on the GPU against the CPU reference executor, on the same
+ * inputs: the kernel generator of fuzz_compile in its runnable form
+ * (tests/fuzz/gen_kernel.h: loads at any offset, element-wise ops, casts,
+ * reductions, broadcasts, dots of every precision and input type, loops
+ * carrying tiles, stores; 1 to 16 warps) writes each kernel from seeded
+ * bytes; it is compiled for each target the device runs (sm_80, and sm_90a
+ * on Hopper), launched as one program and run by tir_exec, and every element
+ * of the five views' buffers (inputs with NaN, Inf, -0, subnormals and huge
+ * values; the stores' targets too) is compared.
+ *
+ * Comparison: bitwise (NaN matches any NaN; odd seeds' kernels have no
+ * sums, so all of it is bitwise), except in kernels with a float dot or
+ * reduce_sum, whose sums the GPU adds in another order: there a float
+ * element may differ by rounding (relative 1e-2, or 1e-3 of the buffer's
+ * largest value), and anything derived from such sums (a cast to an
+ * integer, a rounding step) may flip, so such a kernel fails only where more
+ * than 1% (and more than two) of the elements its stores changed differ
+ * beyond that, or where the two sides disagree about which elements were
+ * written at all.
+ *
+ * A kernel that does not compile fails the test unless the compiler refused
+ * it for a documented limit (registers, shared memory); one the executor
+ * refuses is skipped and counted. A failing kernel's source is printed with
+ * its seed. Environment: TILEC_RANDOM_N kernels (default 400; 150 with
+ * TILEC_GPU_QUICK), TILEC_TEST_SEED the first seed (default: from the
+ * clock, printed), TILEC_RANDOM_FILE a .tir file with the generator's
+ * signature to run instead, TILEC_TEST_COPT one more compile option.
+ */
+#include "gpu_common.h"
+#include "compiler/compiler.h"
+#include "reference/exec.h"
+#include "tests/fuzz/gen_kernel.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { COLS = 256, NBUF = 5, GEN_BYTES = 160 };
+/* the generator's pointers, in parameter order: i32, i64, f16, bf16, f32 */
+static const size_t ESIZE[NBUF] = {4, 8, 2, 2, 4};
+static const char *const ENAME[NBUF] = {"i32", "i64", "f16", "bf16", "f32"};
+
+static int failures, skipped_exec, skipped_limit, inexact_kernels, ran;
+
+static float half_to_f32(uint16_t h, int bf16)
+{
+    if (bf16) {
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, u;
+    if (e == 31)
+        u = s | 0x7F800000u | (m << 13);
+    else if (e)
+        u = s | ((e + 112) << 23) | (m << 13);
+    else { /* zero or subnormal: m * 2^-24 */
+        float f = ldexpf((float)m, -24);
+        return s ? -f : f;
+    }
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Element i of buffer b as a double (floats) and whether it is NaN. */
+static double value(int b, const void *p, size_t i, int *nan)
+{
+    double v;
+    switch (b) {
+    case 0: v = ((const int32_t *)p)[i]; break;
+    case 1: v = (double)((const int64_t *)p)[i]; break;
+    case 2: case 3: v = half_to_f32(((const uint16_t *)p)[i], b == 3); break;
+    default: v = ((const float *)p)[i]; break;
+    }
+    *nan = isnan(v);
+    return v;
+}
+
+/* A float drawn from ordinary values, with specials mixed in. */
+static float draw_f32(uint64_t *st)
+{
+    uint64_t r = gpu_rand_next(st);
+    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 65504.0f, 1e-8f, 0.5f};
+    if (r % 16 == 0)
+        return sp[(r >> 8) % 10];
+    return (float)((double)(r >> 40) / (double)(1u << 24) * 8.0 - 4.0);
+}
+
+static void fill(int b, void *p, size_t n, uint64_t *st)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = gpu_rand_next(st);
+        switch (b) {
+        case 0: ((int32_t *)p)[i] = r % 4 ? (int32_t)(r % 2001) - 1000 : (int32_t)(uint32_t)(r >> 32); break;
+        case 1: ((int64_t *)p)[i] = r % 4 ? (int64_t)(r % 2001) - 1000 : (int64_t)r; break;
+        case 2: case 3: { /* the f32 value's top half for bf16; f16 from its value */
+            float f = draw_f32(st);
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            uint16_t h;
+            if (b == 3)
+                h = (uint16_t)(u >> 16);
+            else { /* a random f16 pattern: every class appears */
+                h = (uint16_t)(r >> 16);
+                if ((h & 0x7C00) == 0x7C00 && r % 8)
+                    h &= 0xBFFF; /* mostly finite */
+            }
+            ((uint16_t *)p)[i] = h;
+            break;
+        }
+        default: ((float *)p)[i] = draw_f32(st); break;
+        }
+    }
+}
+
+/* Whether the kernel sums floats in an order the GPU need not keep (an
+ * integer reduce_sum counts too: conservative). */
+static int order_dependent(const char *src) { return strstr(src, " = dot ") || strstr(src, "reduce_sum"); }
+
+/* Compares buffer b of the two sides; returns the number of bad elements. */
+static size_t compare(int b, const void *gpu, const void *cpu, const void *init, size_t n, int inexact,
+                      const char *tag)
+{
+    size_t changed = 0, hard = 0, soft = 0, shown = 0;
+    double scale = 0;
+    if (inexact)
+        for (size_t i = 0; i < n; i++) {
+            int nan;
+            double v = fabs(value(b, cpu, i, &nan));
+            if (!nan && isfinite(v) && v > scale)
+                scale = v;
+        }
+    for (size_t i = 0; i < n; i++) {
+        const char *g = (const char *)gpu + i * ESIZE[b], *c = (const char *)cpu + i * ESIZE[b];
+        const char *o = (const char *)init + i * ESIZE[b];
+        int gw = memcmp(g, o, ESIZE[b]) != 0, cw = memcmp(c, o, ESIZE[b]) != 0;
+        changed += cw;
+        if (!memcmp(g, c, ESIZE[b]))
+            continue;
+        int gn, cn;
+        double gv = value(b, gpu, i, &gn), cv = value(b, cpu, i, &cn);
+        if (gn && cn)
+            continue;
+        int is_soft = 0;
+        if (inexact && gw == cw) { /* both wrote it, or both left it: the values may differ by order */
+            if (b >= 2 && !gn && !cn && isfinite(gv) && isfinite(cv) &&
+                fabs(gv - cv) <= 1e-2 * fmax(fabs(gv), fabs(cv)) + 1e-3 * scale)
+                continue;
+            is_soft = 1;
+        }
+        if (is_soft)
+            soft++;
+        else
+            hard++;
+        if (shown++ < 4)
+            printf("  %s %s[%zu] (row %zu, col %zu): gpu %.9g cpu %.9g (was %s written by the gpu, %s by the cpu)\n",
+                   tag, ENAME[b], i, i / COLS, i % COLS, gv, cv, gw ? "" : "not", cw ? "" : "not");
+    }
+    size_t bad = hard + (soft > 2 && soft * 100 > changed ? soft : 0);
+    if (!bad && soft)
+        printf("  %s %s: %zu of %zu written elements differ beyond rounding (allowed for order: at most two, or 1%%)\n", tag,
+               ENAME[b], soft, changed);
+    return bad;
+}
+
+/* The executor's run of src (after the precision pass, as the compiler
+ * would). Returns 0, or 1 where the executor refused the kernel. */
+static int cpu_run(const char *src, void **args, int *invalid)
+{
+    TirModule *m = tir_module_new("gen.tir");
+    Diag d;
+    diag_init(&d, "gen.tir", src, strlen(src));
+    StrBuf err;
+    sb_init(&err);
+    unsigned grid[3] = {1, 1, 1};
+    int rc = 0;
+    *invalid = 0;
+    if (!m || tir_parse(m, src, strlen(src), &d) || tir_verify(m, &d)) {
+        *invalid = 1; /* the generator wrote something the parser refuses: not a kernel */
+        rc = 1;
+    } else if (pass_precision(m, PREC_TF32_RNA, &d) || tir_exec(m, 0, grid, args, PREC_TF32_RNA, &err)) {
+        printf("  executor refused it: %s%s", d.log.data ? d.log.data : "", err.data ? err.data : "\n");
+        rc = 1;
+    }
+    sb_free(&err);
+    diag_free(&d);
+    tir_module_free(m);
+    return rc;
+}
+
+/* Compiles src for arch; NULL where the compiler refused it for a limit
+ * (counted), exits the test on any other refusal. */
+static tilecModule compile(tilecRuntime rt, const char *src, const char *arch, uint64_t seed)
+{
+    const char *opts[2] = {arch, getenv("TILEC_TEST_COPT")};
+    int nopts = opts[1] && opts[1][0] ? 2 : 1;
+    tilecProgram p = NULL;
+    const char *log = "";
+    GPU_CHECK(NULL, tilecCreateProgram(&p, src, strlen(src), "gen.tir"));
+    tilecResult r = tilecCompileProgram(p, nopts, opts);
+    tilecGetProgramLog(p, &log);
+    if (r != TILEC_SUCCESS) {
+        int limit = strstr(log, "registers") || strstr(log, "shared memory");
+        if (!limit) {
+            printf("FAIL: seed %llu, %s: the compiler refused a valid kernel: %s\n%s\n%s", (unsigned long long)seed, arch,
+                   tilecGetErrorString(r), log, src);
+            exit(1);
+        }
+        skipped_limit++;
+        tilecDestroyProgram(&p);
+        return NULL;
+    }
+    tilecModule m = NULL;
+    GPU_CHECK(rt, tilecModuleLoad(rt, p, &m));
+    tilecDestroyProgram(&p);
+    return m;
+}
+
+/* One kernel: returns the number of failing buffers. */
+static int run_one(tilecRuntime rt, const char *src, uint64_t seed, const char *const *archs, int narchs)
+{
+    uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
+    static const int32_t rows[] = {1, 37, 130, 256};
+    int32_t n = rows[gpu_rand_next(&st) % 4];
+    float s = draw_f32(&st);
+    size_t count = (size_t)n * COLS;
+    void *init[NBUF], *cpu[NBUF], *gpu[NBUF];
+    for (int b = 0; b < NBUF; b++) {
+        init[b] = malloc(count * ESIZE[b]);
+        cpu[b] = malloc(count * ESIZE[b]);
+        gpu[b] = malloc(count * ESIZE[b]);
+        if (!init[b] || !cpu[b] || !gpu[b]) {
+            printf("FAIL: out of host memory\n");
+            exit(1);
+        }
+        fill(b, init[b], count, &st);
+        memcpy(cpu[b], init[b], count * ESIZE[b]);
+    }
+    void *cargs[NBUF + 2];
+    for (int b = 0; b < NBUF; b++)
+        cargs[b] = &cpu[b];
+    cargs[NBUF] = &s;
+    cargs[NBUF + 1] = &n;
+    int invalid, bad_kernel = 0;
+    if (cpu_run(src, cargs, &invalid)) {
+        skipped_exec += !invalid;
+        goto out;
+    }
+    int inexact = order_dependent(src);
+    inexact_kernels += inexact;
+    ran++;
+    for (int a = 0; a < narchs; a++) {
+        tilecModule mod = compile(rt, src, archs[a], seed);
+        if (!mod)
+            continue;
+        tilecDevicePtr d[NBUF];
+        for (int b = 0; b < NBUF; b++)
+            d[b] = gpu_upload(rt, init[b], count * ESIZE[b]);
+        void *gargs[NBUF + 2];
+        for (int b = 0; b < NBUF; b++)
+            gargs[b] = &d[b];
+        gargs[NBUF] = &s;
+        gargs[NBUF + 1] = &n;
+        unsigned grid[3] = {1, 1, 1};
+        GPU_CHECK(rt, tilecLaunch(mod, "gen", grid, NULL, gargs));
+        int bad = 0;
+        char tag[64];
+        snprintf(tag, sizeof tag, "seed %llu %s", (unsigned long long)seed, archs[a] + 7);
+        for (int b = 0; b < NBUF; b++) {
+            gpu_download(rt, gpu[b], d[b], count * ESIZE[b]);
+            bad += compare(b, gpu[b], cpu[b], init[b], count, inexact, tag) != 0;
+            GPU_CHECK(rt, tilecFree(rt, d[b]));
+        }
+        GPU_CHECK(rt, tilecModuleUnload(&mod));
+        if (bad) {
+            printf("FAIL: seed %llu, %s, %d rows: %d of 5 buffers differ%s; the kernel:\n%s", (unsigned long long)seed,
+                   archs[a], n, bad, inexact ? " (an order-dependent kernel)" : "", src);
+            bad_kernel = 1;
+        }
+    }
+out:
+    for (int b = 0; b < NBUF; b++)
+        free(init[b]), free(cpu[b]), free(gpu[b]);
+    return bad_kernel;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("FAIL: cannot open %s\n", path);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)len + 1);
+    if (!s || fread(s, 1, (size_t)len, f) != (size_t)len) {
+        printf("FAIL: cannot read %s\n", path);
+        exit(1);
+    }
+    s[len] = 0;
+    fclose(f);
+    return s;
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    tilecRuntime rt = gpu_open();
+    int major = 0, minor = 0;
+    GPU_CHECK(rt, tilecRuntimeComputeCapability(rt, &major, &minor));
+    const char *archs[2] = {"--arch=sm_80", "--arch=sm_90a"};
+    int narchs = major == 9 ? 2 : 1;
+    const char *env = getenv("TILEC_TEST_SEED");
+    uint64_t seed0 = env && env[0] ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+    const char *file = getenv("TILEC_RANDOM_FILE");
+    if (file && file[0]) {
+        char *src = read_file(file);
+        failures += run_one(rt, src, seed0, archs, narchs);
+        free(src);
+    } else {
+        const char *ne = getenv("TILEC_RANDOM_N"), *quick = getenv("TILEC_GPU_QUICK");
+        long nk = ne && ne[0] ? atol(ne) : quick && quick[0] == '1' ? 150 : 400;
+        printf("seeds %llu .. %llu (TILEC_TEST_SEED repeats them)\n", (unsigned long long)seed0,
+               (unsigned long long)(seed0 + (uint64_t)nk - 1));
+        for (long k = 0; k < nk; k++) {
+            uint64_t seed = seed0 + (uint64_t)k, st = seed;
+            uint8_t bytes[GEN_BYTES];
+            for (int i = 0; i < GEN_BYTES; i++)
+                bytes[i] = (uint8_t)gpu_rand_next(&st);
+            StrBuf src;
+            sb_init(&src);
+            gen_kernel_runnable(bytes, sizeof bytes, (int)(seed & 1), &src); /* odd seeds: no float sums */
+            failures += run_one(rt, src.data, seed, archs, narchs);
+            sb_free(&src);
+        }
+    }
+    printf("%d kernels ran (%d order-dependent), %d refused by the executor, %d compiles refused for a limit\n", ran,
+           inexact_kernels, skipped_exec, skipped_limit);
+    gpu_close(&rt);
+    if (failures) {
+        printf("FAIL: %d kernel(s) differ\n", failures);
+        return 1;
+    }
+    if (!ran) {
+        printf("FAIL: no kernel ran\n");
+        return 1;
+    }
+    printf("PASS\n");
+    return 0;
+}
