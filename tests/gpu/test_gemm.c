@@ -17,7 +17,9 @@
  * tilecModuleLoadSource (the JIT's TMA-only kernels, and the kernel as
  * asked for where a launch leaves a view unstaged: run_staged_cases checks
  * that one did); TILEC_TEST_CLUSTER=1 adds the experimental
- * -fwgmma-cluster's cases (run_cluster_cases), =only runs them alone.
+ * -fwgmma-cluster's cases (run_cluster_cases), =only runs them alone;
+ * TILEC_TEST_RANDOM_CONFIGS=N runs N random configurations alone (tiles,
+ * warps, types, modes, targets, an option; TILEC_TEST_SEED repeats them).
  */
 #include "gpu_common.h"
 #include "reference/round.h"
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One kernel for all cases: batched rank-3 views with runtime strides. */
 static const char *kernel_fmt =
@@ -628,6 +631,69 @@ static tilecModule load_config(tilecRuntime rt, const Config *c)
     return load_with_copts(rt, src, "gemm.tir", c);
 }
 
+/* One random configuration: tile, warps, element type, precision, target
+ * and maybe one option, on a few random shapes (sizes around the tile's,
+ * batches, transposed operands, aligned or odd strides, Inf and NaN). A
+ * configuration the compiler refuses for a documented limit (registers,
+ * shared memory) is skipped; any other refusal fails. */
+static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
+{
+    static const int sides[] = {16, 32, 64, 128, 256}, bks[] = {8, 16, 32, 64}, warps[] = {1, 2, 4, 8};
+    static const char *const precs[] = {"ieee", "tf32-trunc", "tf32-rna", "tf32-rne", "3xtf32"};
+    static const char *const elems[] = {"f32", "f32", "f32", "f16", "bf16"};
+    static const char *const copts[] = {NULL, NULL, NULL, "-fno-wgmma", "-fno-persistent", "-fwgmma-tma-only",
+                                        "-fno-wgmma-tma", "--stages=2", "-fprefetch", "-fno-wgmma-swapped",
+                                        "-fwgmma-tma-store", "-O1"};
+    Config c;
+    c.elem = elems[gpu_rand_next(st) % 5];
+    c.precision = strcmp(c.elem, "f32") ? "ieee" : precs[gpu_rand_next(st) % 5];
+    c.arch = gpu_rand_next(st) % 3 ? "sm_90a" : "sm_80";
+    c.bm = sides[gpu_rand_next(st) % 5];
+    c.bn = sides[gpu_rand_next(st) % 5];
+    c.bk = bks[gpu_rand_next(st) % 4];
+    c.warps = warps[gpu_rand_next(st) % 4];
+    c.copt = copts[gpu_rand_next(st) % (sizeof copts / sizeof copts[0])];
+    char src[4096], prec[64], arch[32];
+    snprintf(src, sizeof src, kernel_fmt, c.elem, c.elem, c.warps, c.bm, c.bn, c.bm, c.bn, c.bk, c.bm, c.bk, c.elem,
+             c.bk, c.bn, c.elem, c.bm, c.bn);
+    snprintf(prec, sizeof prec, "--precision=%s", c.precision);
+    snprintf(arch, sizeof arch, "--arch=%s", c.arch);
+    const char *opts[3] = {prec, arch, c.copt};
+    tilecProgram p = NULL;
+    const char *log = "";
+    GPU_CHECK(NULL, tilecCreateProgram(&p, src, strlen(src), "gemm.tir"));
+    tilecResult r = tilecCompileProgram(p, c.copt ? 3 : 2, opts);
+    tilecGetProgramLog(p, &log);
+    printf("random config %s %s %s %dx%dx%d w%d %s:%s\n", c.arch, c.elem, c.precision, c.bm, c.bn, c.bk, c.warps,
+           c.copt ? c.copt : "", r == TILEC_SUCCESS ? "" : " refused");
+    if (r != TILEC_SUCCESS) {
+        if (!strstr(log, "registers") && !strstr(log, "shared memory")) {
+            printf("FAIL: the compiler refused it for no limit: %s\n%s", tilecGetErrorString(r), log);
+            failures++;
+        }
+        tilecDestroyProgram(&p);
+        return;
+    }
+    tilecModule mod = NULL;
+    GPU_CHECK(rt, tilecModuleLoad(rt, p, &mod));
+    tilecDestroyProgram(&p);
+    for (int k = 0; k < 3; k++) {
+        /* sizes near the tile's multiples (edges), and small ones */
+        int d[3], t[3] = {c.bm, c.bn, c.bk};
+        for (int j = 0; j < 3; j++) {
+            uint64_t r2 = gpu_rand_next(st);
+            d[j] = r2 % 4 == 0 ? 1 + (int)(r2 >> 8) % 40 : t[j] * (1 + (int)(r2 >> 8) % 3) + (int)(r2 >> 16) % 7 - 3;
+            if (d[j] < 1)
+                d[j] = 1;
+        }
+        uint64_t r3 = gpu_rand_next(st);
+        Shape sh = {d[0], d[1], d[2], 1 + (int)(r3 % 2), (int)(r3 >> 4) % 4 == 0, (int)(r3 >> 8) % 4 == 0,
+                    (int)(r3 >> 12) % 5 == 0, 0, (int)(r3 >> 16) % 2};
+        run_case(rt, mod, &c, &sh, seed + (uint64_t)k);
+    }
+    tilecModuleUnload(&mod);
+}
+
 int main(void)
 {
     const char *cl = getenv("TILEC_TEST_CLUSTER"); /* experimental: until it has run, a hang must not stop the rest */
@@ -644,6 +710,18 @@ int main(void)
     uint64_t seed = 1234;
     const char *q = getenv("TILEC_GPU_QUICK");
     int quick = q && q[0] == '1';
+    const char *rc = getenv("TILEC_TEST_RANDOM_CONFIGS"); /* N random configurations alone */
+    if (rc && atoi(rc) > 0) {
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        const char *se = getenv("TILEC_TEST_SEED");
+        uint64_t st = se && se[0] ? strtoull(se, NULL, 0) : (uint64_t)time(NULL);
+        printf("random configurations from seed %llu (TILEC_TEST_SEED repeats them)\n", (unsigned long long)st);
+        for (int i = 0; i < atoi(rc); i++)
+            run_random_config(rt, &st, seed + 8 * (uint64_t)i);
+        gpu_close(&rt);
+        printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
+        return failures ? 1 : 0;
+    }
     if (cl && !strcmp(cl, "only")) { /* those cases alone */
         run_cluster_cases(rt, seed);
         gpu_close(&rt);
