@@ -227,14 +227,6 @@ static void fma_step(Lower *L, void *ctx, LLVMValueRef k, LLVMValueRef *acc)
 
 /* ---- the op ---- */
 
-static LLVMValueRef stage(Lower *L, uint32_t v, LLVMValueRef base, uint32_t ld, TirElem e)
-{
-    Layout l = lw_layout_of(L, v);
-    LLVMValueRef *regs = lw_tile_in(L, v, &l);
-    if (regs)
-        smem_store_tile(L, base, ld, regs, &l, e);
-    return base;
-}
 
 void lower_DOT(Lower *L, uint32_t i)
 {
@@ -269,10 +261,19 @@ void lower_DOT(Lower *L, uint32_t i)
     for (uint32_t r = 0; r < n; r++)
         acc[r] = cin[r];
 
+    /* both operands in registers first: a broadcast operand comes through shared memory of its
+     * own (lw_tile_in), the same bytes the operands are staged in below */
+    Layout la = lw_layout_of(L, args[0]), lb = lw_layout_of(L, args[1]);
+    LLVMValueRef *ra = lw_tile_in(L, args[0], &la);
+    LLVMValueRef *rb = ra ? lw_tile_in(L, args[1], &lb) : NULL;
+    if (!rb)
+        return;
     lw_barrier(L);
-    x.a = stage(L, args[0], base, x.lda, e);
     LLVMValueRef off = lw_const_i32(L, abytes);
-    x.b = stage(L, args[1], LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), base, &off, 1, "smem_b"), x.ldb, e);
+    x.a = base;
+    x.b = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), base, &off, 1, "smem_b");
+    smem_store_tile(L, x.a, x.lda, ra, &la, e);
+    smem_store_tile(L, x.b, x.ldb, rb, &lb, e);
     lw_barrier(L);
     if (L->failed)
         return;

@@ -297,8 +297,12 @@ static void generate(const uint8_t *data, size_t size, StrBuf *out, int runnable
                    "%%s: f32, %%n: i32) warps(%u) {\n", w);
     static const char *const vnames[] = {"%vi", "%vl", "%vh", "%vb", "%vf"};
     static const char *const ptrs[] = {"%I", "%L", "%H", "%B", "%X"};
+    /* runnable: the n x 256 elements seen another way too (transposed, every other column, a
+     * column short), always inside them */
+    static const char *const shapes[] = {"[%n, 256] strides [256, 1]", "[256, %n] strides [1, 256]",
+                                         "[%n, 128] strides [256, 2]", "[%n, 255] strides [256, 1]"};
     for (int e = 0; e < 5; e++)
-        sb_printf(out, "  %s = view %s [%%n, 256] strides [256, 1]\n", vnames[e], ptrs[e]);
+        sb_printf(out, "  %s = view %s %s\n", vnames[e], ptrs[e], shapes[runnable ? pick(&g, 4) : 0]);
     /* %s, the f32 parameter, is value 0 of the table for splats */
     add_val(&g, ELEM_F32, 0, 0, 1);
     sb_puts(out, "  %v0 = add %s, 1.0\n");

@@ -26,7 +26,8 @@ void gen_kernel(const uint8_t *data, size_t size, StrBuf *out);
  * kernel is always
  *   kernel @gen(%I: ptr<i32>, %L: ptr<i64>, %H: ptr<f16>, %B: ptr<bf16>,
  *               %X: ptr<f32>, %s: f32, %n: i32) warps(W)
- * over five views [%n, 256] with row stride 256, one per pointer. */
+ * over five views of the n x 256 elements each pointer has (row-major,
+ * transposed, every other column or a column short), one per pointer. */
 void gen_kernel_runnable(const uint8_t *data, size_t size, int exact, StrBuf *out);
 
 #endif

@@ -11,7 +11,8 @@
  *
  * Comparison: bitwise (NaN matches any NaN; odd seeds' kernels have no
  * sums, so all of it is bitwise), except in kernels with a float dot or
- * reduce_sum, whose sums the GPU adds in another order: there a float
+ * reduce_sum (whose inputs then hold no finite value large enough that
+ * the order of a sum decides an overflow), whose sums the GPU adds in another order: there a float
  * element may differ by rounding (relative 1e-2, or 1e-3 of the buffer's
  * largest value), and anything derived from such sums (a cast to an
  * integer, a rounding step) may flip, so such a kernel fails only where more
@@ -19,6 +20,8 @@
  * beyond that, or where the two sides disagree about which elements were
  * written at all.
  *
+ * First the kept kernels of tests/gpu/random/ (reduced from seeds that
+ * once failed; the directory under TILEC_SOURCE_DIR), then the random ones.
  * A kernel that does not compile fails the test unless the compiler refused
  * it for a documented limit (registers, shared memory); one the executor
  * refuses is skipped and counted. A failing kernel's source is printed with
@@ -32,6 +35,7 @@
 #include "reference/exec.h"
 #include "tests/fuzz/gen_kernel.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,17 +85,22 @@ static double value(int b, const void *p, size_t i, int *nan)
     return v;
 }
 
-/* A float drawn from ordinary values, with specials mixed in. */
-static float draw_f32(uint64_t *st)
+/* A float drawn from ordinary values, with specials mixed in; tame: no
+ * finite value so large that a sum's order decides whether it overflows
+ * (the order-dependent kernels' inputs: Inf and NaN are the same in any
+ * order, an overflow is not). */
+static float draw_f32(uint64_t *st, int tame)
 {
     uint64_t r = gpu_rand_next(st);
     static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 65504.0f, 1e-8f, 0.5f};
-    if (r % 16 == 0)
-        return sp[(r >> 8) % 10];
+    if (r % 16 == 0) {
+        float f = sp[(r >> 8) % 10];
+        return tame && isfinite(f) && fabsf(f) > 4.0f ? 1.0f : f;
+    }
     return (float)((double)(r >> 40) / (double)(1u << 24) * 8.0 - 4.0);
 }
 
-static void fill(int b, void *p, size_t n, uint64_t *st)
+static void fill(int b, void *p, size_t n, uint64_t *st, int tame)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t r = gpu_rand_next(st);
@@ -99,7 +108,7 @@ static void fill(int b, void *p, size_t n, uint64_t *st)
         case 0: ((int32_t *)p)[i] = r % 4 ? (int32_t)(r % 2001) - 1000 : (int32_t)(uint32_t)(r >> 32); break;
         case 1: ((int64_t *)p)[i] = r % 4 ? (int64_t)(r % 2001) - 1000 : (int64_t)r; break;
         case 2: case 3: { /* the f32 value's top half for bf16; f16 from its value */
-            float f = draw_f32(st);
+            float f = draw_f32(st, tame);
             uint32_t u;
             memcpy(&u, &f, 4);
             uint16_t h;
@@ -109,11 +118,13 @@ static void fill(int b, void *p, size_t n, uint64_t *st)
                 h = (uint16_t)(r >> 16);
                 if ((h & 0x7C00) == 0x7C00 && r % 8)
                     h &= 0xBFFF; /* mostly finite */
+                if (tame && (h & 0x7C00) != 0x7C00)
+                    h &= 0xBFFF; /* below 2 */
             }
             ((uint16_t *)p)[i] = h;
             break;
         }
-        default: ((float *)p)[i] = draw_f32(st); break;
+        default: ((float *)p)[i] = draw_f32(st, tame); break;
         }
     }
 }
@@ -227,7 +238,8 @@ static int run_one(tilecRuntime rt, const char *src, uint64_t seed, const char *
     uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
     static const int32_t rows[] = {1, 37, 130, 256};
     int32_t n = rows[gpu_rand_next(&st) % 4];
-    float s = draw_f32(&st);
+    int inexact = order_dependent(src);
+    float s = draw_f32(&st, inexact);
     size_t count = (size_t)n * COLS;
     void *init[NBUF], *cpu[NBUF], *gpu[NBUF];
     for (int b = 0; b < NBUF; b++) {
@@ -238,7 +250,7 @@ static int run_one(tilecRuntime rt, const char *src, uint64_t seed, const char *
             printf("FAIL: out of host memory\n");
             exit(1);
         }
-        fill(b, init[b], count, &st);
+        fill(b, init[b], count, &st, inexact);
         memcpy(cpu[b], init[b], count * ESIZE[b]);
     }
     void *cargs[NBUF + 2];
@@ -251,7 +263,6 @@ static int run_one(tilecRuntime rt, const char *src, uint64_t seed, const char *
         skipped_exec += !invalid;
         goto out;
     }
-    int inexact = order_dependent(src);
     inexact_kernels += inexact;
     ran++;
     for (int a = 0; a < narchs; a++) {
@@ -309,6 +320,37 @@ static char *read_file(const char *path)
     return s;
 }
 
+/* The kernels kept in tests/gpu/random/ (each a reduced kernel that once
+ * failed, with its data's seed on a "// seed: N" line), in name order.
+ * Returns how many ran. */
+static int run_kept(tilecRuntime rt, const char *const *archs, int narchs)
+{
+    const char *root = getenv("TILEC_SOURCE_DIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/gpu/random", root && root[0] ? root : ".");
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, NULL, alphasort), ran_files = 0;
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        size_t len = strlen(nm);
+        if (len > 4 && !strcmp(nm + len - 4, ".tir")) {
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", dir, nm);
+            char *src = read_file(path);
+            const char *sl = strstr(src, "// seed: ");
+            uint64_t seed = sl ? strtoull(sl + 9, NULL, 10) : 1;
+            int bad = run_one(rt, src, seed, archs, narchs);
+            printf("%s (seed %llu): %s\n", nm, (unsigned long long)seed, bad ? "FAIL" : "ok");
+            failures += bad;
+            ran_files++;
+            free(src);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return ran_files;
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -325,6 +367,8 @@ int main(void)
         failures += run_one(rt, src, seed0, archs, narchs);
         free(src);
     } else {
+        if (!run_kept(rt, archs, narchs))
+            printf("(no kept kernels: TILEC_SOURCE_DIR names no source tree with tests/gpu/random)\n");
         const char *ne = getenv("TILEC_RANDOM_N"), *quick = getenv("TILEC_GPU_QUICK");
         long nk = ne && ne[0] ? atol(ne) : quick && quick[0] == '1' ? 150 : 400;
         printf("seeds %llu .. %llu (TILEC_TEST_SEED repeats them)\n", (unsigned long long)seed0,
