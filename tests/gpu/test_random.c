@@ -193,6 +193,8 @@ static int cpu_run(const char *src, void **args, int *invalid)
     *invalid = 0;
     if (!m || tir_parse(m, src, strlen(src), &d) || tir_verify(m, &d)) {
         *invalid = 1; /* the generator wrote something the parser refuses: not a kernel */
+        if (getenv("TILEC_RANDOM_FILE") || strstr(src, "// seed: ")) /* a file: say why */
+            printf("  not a kernel: %s", d.log.data ? d.log.data : "\n");
         rc = 1;
     } else if (pass_precision(m, PREC_TF32_RNA, &d) || tir_exec(m, 0, grid, args, PREC_TF32_RNA, &err)) {
         printf("  executor refused it: %s%s", d.log.data ? d.log.data : "", err.data ? err.data : "\n");
@@ -339,7 +341,11 @@ static int run_kept(tilecRuntime rt, const char *const *archs, int narchs)
             char *src = read_file(path);
             const char *sl = strstr(src, "// seed: ");
             uint64_t seed = sl ? strtoull(sl + 9, NULL, 10) : 1;
-            int bad = run_one(rt, src, seed, archs, narchs);
+            int before = ran, bad = run_one(rt, src, seed, archs, narchs);
+            if (ran == before) { /* the executor refused it: a kept kernel must run */
+                printf("FAIL: %s: not a kernel the executor runs\n", nm);
+                bad = 1;
+            }
             printf("%s (seed %llu): %s\n", nm, (unsigned long long)seed, bad ? "FAIL" : "ok");
             failures += bad;
             ran_files++;
