@@ -95,7 +95,11 @@ static int emit_load(G *g, int elem)
     int k = add_val(g, elem, r, c, 0);
     if (k < 0)
         return -1;
-    sb_puts(g->out, "  "), name(g, k), sb_printf(g->out, " = load %s[", VIEW[elem]);
+    sb_puts(g->out, "  "), name(g, k);
+    if (g->runnable && elem == ELEM_F32 && pick(g, 3) == 0) /* the batched view: batch 0 or 1 (or none) */
+        sb_printf(g->out, " = load %%vf3[%d, ", (int)pick(g, 3) - (int)pick(g, 2));
+    else
+        sb_printf(g->out, " = load %s[", VIEW[elem]);
     index_operand(g), sb_puts(g->out, ", "), index_operand(g);
     sb_printf(g->out, "] : tile<%ux%ux%s>", r, c, ENAME[elem]);
     if (pick(g, 4) == 0)
@@ -138,6 +142,39 @@ static void emit_for(G *g)
         g->v[g->nv++] = (Val){t.elem, t.r, t.c, 0, result_id};
 }
 
+/* A loop carrying a tile and an i32 sum of the induction variable (usable as an index after
+ * it), from a nonzero lower bound (runnable kernels only). */
+static void emit_for2(G *g)
+{
+    int init = any_tile(g), sinit = find(g, ELEM_I32, 0, 0, 1);
+    if (init < 0 || sinit < 0 || g->depth >= MAX_DEPTH)
+        return;
+    Val t = g->v[init];
+    int r1 = g->next_name++, r2 = g->next_name++, base = g->nv;
+    int iv = add_val(g, ELEM_I32, 0, 0, 1), ct = add_val(g, t.elem, t.r, t.c, 0), cs = add_val(g, ELEM_I32, 0, 0, 1);
+    if (iv < 0 || ct < 0 || cs < 0) {
+        g->nv = base;
+        return;
+    }
+    int lo = (int)pick(g, 20) - 5;
+    sb_printf(g->out, "  %%v%d, %%v%d = for ", r1, r2), name(g, iv);
+    sb_printf(g->out, " = %d to %d step %d iter(", lo, lo + (int)pick(g, 40), 8 + 8 * (int)pick(g, 2));
+    name(g, ct), sb_puts(g->out, " = "), name(g, init), sb_puts(g->out, ", "), name(g, cs), sb_puts(g->out, " = ");
+    name(g, sinit), sb_puts(g->out, ") {\n");
+    g->depth++;
+    for (unsigned n = 1 + pick(g, 4); n > 0; n--)
+        emit_op(g);
+    g->depth--;
+    int y = find(g, t.elem, t.r, t.c, 0), sum = g->next_name++;
+    sb_printf(g->out, "  %%v%d = add ", sum), name(g, cs), sb_puts(g->out, ", "), name(g, iv);
+    sb_puts(g->out, "\n  yield "), name(g, y >= 0 ? y : ct), sb_printf(g->out, ", %%v%d\n  }\n", sum);
+    g->nv = base;
+    if (g->nv + 2 <= MAX_VALS) {
+        g->v[g->nv++] = (Val){t.elem, t.r, t.c, 0, r1};
+        g->v[g->nv++] = (Val){ELEM_I32, 0, 0, 1, r2};
+    }
+}
+
 static void emit_op(G *g)
 {
     static const char *const bin[] = {"add", "sub", "mul", "div", "min", "max", "rem", "mask_nonfinite"};
@@ -149,7 +186,7 @@ static void emit_op(G *g)
     if (g->ops++ >= MAX_OPS)
         return;
     int a = any_tile(g), k;
-    unsigned what = pick(g, 14);
+    unsigned what = pick(g, g->runnable ? 16 : 14); /* 14, 15: the runnable kernels' only */
     if (a < 0 || what == 0) {
         emit_load(g, 1 + (int)pick(g, 5));
         return;
@@ -255,7 +292,11 @@ static void emit_op(G *g)
         }
         return;
     case 10: /* store */
-        sb_printf(g->out, "  store "), name(g, a), sb_printf(g->out, ", %s[", VIEW[t.elem]);
+        sb_printf(g->out, "  store "), name(g, a);
+        if (g->runnable && t.elem == ELEM_F32 && pick(g, 3) == 0)
+            sb_printf(g->out, ", %%vf3[%u, ", pick(g, 2));
+        else
+            sb_printf(g->out, ", %s[", VIEW[t.elem]);
         index_operand(g), sb_puts(g->out, ", "), index_operand(g), sb_puts(g->out, "]\n");
         return;
     case 11:
@@ -270,6 +311,21 @@ static void emit_op(G *g)
             sb_puts(g->out, "  "), name(g, k), sb_printf(g->out, " = inline_ptx \"%s\" ", tmpl[pick(g, 5)]);
             name(g, a), sb_printf(g->out, " : tile<%ux%ux%s>\n", t.r, t.c, ENAME[t.elem]);
         }
+        return;
+    case 14: { /* fma, with a tile or a scalar (f32) as the addend */
+        if (!is_float(t.elem))
+            return;
+        int b = find(g, t.elem, t.r, t.c, 0), c = t.elem == ELEM_F32 && pick(g, 2) ? find(g, t.elem, 0, 0, 1) : -1;
+        if (c < 0)
+            c = find(g, t.elem, t.r, t.c, 0);
+        if ((k = add_val(g, t.elem, t.r, t.c, 0)) < 0)
+            return;
+        sb_puts(g->out, "  "), name(g, k), sb_puts(g->out, " = fma "), name(g, a), sb_puts(g->out, ", ");
+        name(g, b), sb_puts(g->out, ", "), name(g, c), sb_puts(g->out, "\n");
+        return;
+    }
+    case 15:
+        emit_for2(g);
         return;
     default: { /* scalar arithmetic feeding indices */
         if ((k = add_val(g, ELEM_I32, 0, 0, 1)) < 0)
@@ -303,6 +359,8 @@ static void generate(const uint8_t *data, size_t size, StrBuf *out, int runnable
                                          "[%n, 128] strides [256, 2]", "[%n, 255] strides [256, 1]"};
     for (int e = 0; e < 5; e++)
         sb_printf(out, "  %s = view %s %s\n", vnames[e], ptrs[e], shapes[runnable ? pick(&g, 4) : 0]);
+    if (runnable) /* X's elements again as two batches (rank 3), inside them for n >= 1 */
+        sb_puts(out, "  %vf3 = view %X [2, 128, %n] strides [128, 1, 256]\n");
     /* %s, the f32 parameter, is value 0 of the table for splats */
     add_val(&g, ELEM_F32, 0, 0, 1);
     sb_puts(out, "  %v0 = add %s, 1.0\n");
