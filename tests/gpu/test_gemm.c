@@ -661,11 +661,13 @@ static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
     const char *opts[3] = {prec, arch, c.copt};
     tilecProgram p = NULL;
     const char *log = "";
+    printf("random config %s %s %s %dx%dx%d w%d %s:", c.arch, c.elem, c.precision, c.bm, c.bn, c.bk, c.warps,
+           c.copt ? c.copt : "");
+    double t0 = gpu_now_ms();
     GPU_CHECK(NULL, tilecCreateProgram(&p, src, strlen(src), "gemm.tir"));
     tilecResult r = tilecCompileProgram(p, c.copt ? 3 : 2, opts);
     tilecGetProgramLog(p, &log);
-    printf("random config %s %s %s %dx%dx%d w%d %s:%s\n", c.arch, c.elem, c.precision, c.bm, c.bn, c.bk, c.warps,
-           c.copt ? c.copt : "", r == TILEC_SUCCESS ? "" : " refused");
+    printf(" compiled in %.0f ms%s", gpu_now_ms() - t0, r == TILEC_SUCCESS ? "" : ", refused\n");
     if (r != TILEC_SUCCESS) {
         if (!strstr(log, "registers") && !strstr(log, "shared memory")) {
             printf("FAIL: the compiler refused it for no limit: %s\n%s", tilecGetErrorString(r), log);
@@ -675,7 +677,9 @@ static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
         return;
     }
     tilecModule mod = NULL;
+    t0 = gpu_now_ms();
     GPU_CHECK(rt, tilecModuleLoad(rt, p, &mod));
+    printf(", loaded in %.0f ms\n", gpu_now_ms() - t0); /* the driver's ptxas: slow where a tile spills */
     tilecDestroyProgram(&p);
     for (int k = 0; k < 3; k++) {
         /* sizes near the tile's multiples (edges), and small ones */

@@ -379,7 +379,10 @@ int main(void)
         long nk = ne && ne[0] ? atol(ne) : quick && quick[0] == '1' ? 150 : 400;
         printf("seeds %llu .. %llu (TILEC_TEST_SEED repeats them)\n", (unsigned long long)seed0,
                (unsigned long long)(seed0 + (uint64_t)nk - 1));
+        double t0 = gpu_now_ms();
         for (long k = 0; k < nk; k++) {
+            if (k && k % 100 == 0) /* where a run that was stopped got to */
+                printf("%ld kernels, %.1f s\n", k, (gpu_now_ms() - t0) / 1000);
             uint64_t seed = seed0 + (uint64_t)k, st = seed;
             uint8_t bytes[GEN_BYTES];
             for (int i = 0; i < GEN_BYTES; i++)
