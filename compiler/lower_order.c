@@ -51,21 +51,40 @@ static int same_value(const TirModule *m, uint32_t a, uint32_t b)
     return ia->op == OP_CONST && ib->op == OP_CONST && ia->i64 == ib->i64;
 }
 
+/* p and n (neither a wildcard) reach the same elements through the same
+ * threads: one view, equal indices, one shape, one layout. */
+static int same_elements(const TirModule *m, const MemAccess *p, const MemAccess *n)
+{
+    if (p->view != n->view || p->nidx != n->nidx || p->rows != n->rows || p->cols != n->cols ||
+        !layout_eq(&p->lay, &n->lay))
+        return 0;
+    for (uint32_t k = 0; k < p->nidx; k++)
+        if (!same_value(m, p->idx[k], n->idx[k]))
+            return 0;
+    return 1;
+}
+
 static int conflicts(const TirModule *m, const MemAccess *p, const MemAccess *n)
 {
     if ((!p->store && !n->store) || p->param != n->param)
         return 0;
-    if (p->wild || n->wild || p->view != n->view || p->nidx != n->nidx || p->rows != n->rows || p->cols != n->cols ||
-        !layout_eq(&p->lay, &n->lay))
+    if (p->wild || n->wild || !same_elements(m, p, n))
         return 1;
-    for (uint32_t k = 0; k < p->nidx; k++)
-        if (!same_value(m, p->idx[k], n->idx[k]))
-            return 1;
     return p->replicated; /* a replicated element is loaded by several threads, stored by one */
+}
+
+static int same_access(const TirModule *m, const MemAccess *p, const MemAccess *n)
+{
+    if (p->param != n->param || p->store != n->store || p->wild != n->wild)
+        return 0;
+    return p->wild || same_elements(m, p, n);
 }
 
 static void add_pending(Lower *L, const MemAccess *a)
 {
+    for (uint32_t k = 0; k < L->npending; k++) /* pending once is enough */
+        if (same_access(L->m, &L->pending[k], a))
+            return;
     if (L->npending == LW_MAX_PENDING) { /* too much to track: order everything now */
         lw_barrier(L);
         L->npending = 0;
@@ -135,9 +154,6 @@ static void each_access(Lower *L, uint32_t bi, void (*f)(Lower *, uint32_t param
 
 static void wildcard(Lower *L, uint32_t param, int store)
 {
-    for (uint32_t k = 0; k < L->npending; k++) /* one of each kind a parameter is enough */
-        if (L->pending[k].wild && L->pending[k].param == param && L->pending[k].store == store)
-            return;
     add_pending(L, &(MemAccess){.param = param, .store = (uint8_t)store, .wild = 1});
 }
 
@@ -156,10 +172,7 @@ void lw_order_loop_enter(Lower *L, uint32_t body, MemPending *saved)
 void lw_order_loop_exit(Lower *L, uint32_t body, const MemPending *saved)
 {
     for (uint32_t k = 0; k < saved->n; k++)
-        if (saved->acc[k].wild)
-            wildcard(L, saved->acc[k].param, saved->acc[k].store);
-        else
-            add_pending(L, &saved->acc[k]);
+        add_pending(L, &saved->acc[k]);
     each_access(L, body, wildcard);
 }
 

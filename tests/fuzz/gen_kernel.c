@@ -343,11 +343,58 @@ static void emit_op(G *g)
     }
 }
 
-static void generate(const uint8_t *data, size_t size, StrBuf *out, int runnable, int exact)
+/* gen_kernel_gemm's loop: C = A B over the first rows of X (A, M x K) and X again (B, K x N), K the
+ * loop's bound, in one of the tiles the wgmma pipelines take on sm_90a (f32, or f16/bf16 from H
+ * or B, BM = 16 x warps), its accumulator left in the value table for the ops after it. */
+typedef struct {
+    int e;
+    uint32_t bm, bn, bk, warps;
+} GemmTile;
+
+static GemmTile pick_gemm(G *g)
+{
+    static const uint32_t f32t[][2] = {{128, 128}, {128, 256}, {64, 128}, {64, 256}, {128, 64}},
+                          halft[][2] = {{128, 128}, {128, 256}, {64, 128}, {64, 64}};
+    GemmTile t;
+    t.e = pick(g, 3) == 0 ? (pick(g, 2) ? ELEM_F16 : ELEM_BF16) : ELEM_F32;
+    if (t.e == ELEM_F32) {
+        unsigned i = pick(g, 5);
+        t.bm = f32t[i][0], t.bn = f32t[i][1], t.bk = 32;
+        t.warps = pick(g, 2) || t.bm * t.bn > 16384 ? 8 : 4; /* 128x256 over 4 warps: 256 registers a thread */
+    } else {
+        unsigned i = pick(g, 4);
+        t.bm = halft[i][0], t.bn = halft[i][1], t.bk = 64, t.warps = t.bm / 16;
+    }
+    return t;
+}
+
+static void emit_gemm(G *g, GemmTile t)
+{
+    static const char *const prec[] = {"", " {precision = ieee}", " {precision = tf32-trunc}",
+                                       " {precision = tf32-rna}", " {precision = tf32-rne}", " {precision = 3xtf32}"};
+    const char *p = t.e == ELEM_F16 ? "%H" : t.e == ELEM_BF16 ? "%B" : "%X";
+    sb_printf(g->out, "  %%ga = view %s [%%n, 256] strides [256, 1]\n", p);
+    sb_printf(g->out, "  %%gb = view %s [%%n, 256] strides [256, 1]\n", p);
+    /* the index 0 as a value: a literal in the body would be an op there, and the pipeline
+     * takes a body of two loads, the dot and the yield */
+    sb_printf(g->out, "  %%gz = zeros : tile<%ux%uxf32>\n  %%g0 = const 0 : i32\n", t.bm, t.bn);
+    int acc = add_val(g, ELEM_F32, t.bm, t.bn, 0);
+    sb_puts(g->out, "  "), name(g, acc);
+    sb_printf(g->out, " = for %%gk = 0 to %s step %u iter(%%gc = %%gz) {\n", pick(g, 2) ? "%n" : "256", t.bk);
+    sb_printf(g->out, "    %%gta = load %%ga[%%g0, %%gk] : tile<%ux%ux%s>\n", t.bm, t.bk, ENAME[t.e]);
+    sb_printf(g->out, "    %%gtb = load %%gb[%%gk, %%g0] : tile<%ux%ux%s>\n", t.bk, t.bn, ENAME[t.e]);
+    sb_printf(g->out, "    %%gd = dot %%gta, %%gtb, %%gc%s\n    yield %%gd\n  }\n",
+              t.e == ELEM_F32 ? prec[pick(g, 6)] : "");
+}
+
+static void generate(const uint8_t *data, size_t size, StrBuf *out, int runnable, int exact, int gemm)
 {
     static const unsigned warps[] = {1, 2, 4, 8, 16};
     G g = {.p = data, .n = size, .out = out, .runnable = runnable, .exact = exact};
-    unsigned w = warps[pick(&g, 5)];
+    GemmTile gt = {0};
+    if (gemm)
+        gt = pick_gemm(&g);
+    unsigned w = gemm ? gt.warps : warps[pick(&g, 5)];
     g.threads = (int)w * 32;
     sb_printf(out, "kernel @gen(%%I: ptr<i32>, %%L: ptr<i64>, %%H: ptr<f16>, %%B: ptr<bf16>, %%X: ptr<f32>, "
                    "%%s: f32, %%n: i32) warps(%u) {\n", w);
@@ -364,7 +411,10 @@ static void generate(const uint8_t *data, size_t size, StrBuf *out, int runnable
     /* %s, the f32 parameter, is value 0 of the table for splats */
     add_val(&g, ELEM_F32, 0, 0, 1);
     sb_puts(out, "  %v0 = add %s, 1.0\n");
-    emit_load(&g, ELEM_F32);
+    if (gemm) /* the loop first: a load before it would keep it from the pipeline */
+        emit_gemm(&g, gt);
+    else
+        emit_load(&g, ELEM_F32);
     while (g.i < g.n && g.ops < MAX_OPS)
         emit_op(&g);
     int last = any_tile(&g);
@@ -373,9 +423,11 @@ static void generate(const uint8_t *data, size_t size, StrBuf *out, int runnable
     sb_puts(out, "}\n");
 }
 
-void gen_kernel(const uint8_t *data, size_t size, StrBuf *out) { generate(data, size, out, 0, 0); }
+void gen_kernel(const uint8_t *data, size_t size, StrBuf *out) { generate(data, size, out, 0, 0, 0); }
 
 void gen_kernel_runnable(const uint8_t *data, size_t size, int exact, StrBuf *out)
 {
-    generate(data, size, out, 1, exact);
+    generate(data, size, out, 1, exact, 0);
 }
+
+void gen_kernel_gemm(const uint8_t *data, size_t size, StrBuf *out) { generate(data, size, out, 1, 0, 1); }

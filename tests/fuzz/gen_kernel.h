@@ -30,4 +30,10 @@ void gen_kernel(const uint8_t *data, size_t size, StrBuf *out);
  * transposed, every other column or a column short), one per pointer. */
 void gen_kernel_runnable(const uint8_t *data, size_t size, int exact, StrBuf *out);
 
+/* A runnable kernel that starts with a GEMM loop in a tile the sm_90a wgmma
+ * pipelines take (f32 over X, or f16/bf16), then the generator's ops on its
+ * accumulator and the rest: the pipelines' epilogues (consumer warps only,
+ * named barriers, shared memory above the ring) meet everything else. */
+void gen_kernel_gemm(const uint8_t *data, size_t size, StrBuf *out);
+
 #endif
