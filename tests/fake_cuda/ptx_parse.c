@@ -418,7 +418,7 @@ static int parse_imm(const char *s, int64_t *v)
         uint64_t u = strtoull(s + neg, &e, 0);
         if (*e == 'U' || *e == 'u')
             e++;
-        *v = neg ? -(int64_t)u : (int64_t)u;
+        *v = (int64_t)(neg ? 0 - u : u); /* unsigned: -9223372036854775808 (an i64 saturation bound) too */
         return !*e;
     }
     return 0;
