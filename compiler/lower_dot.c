@@ -227,7 +227,6 @@ static void fma_step(Lower *L, void *ctx, LLVMValueRef k, LLVMValueRef *acc)
 
 /* ---- the op ---- */
 
-
 void lower_DOT(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
