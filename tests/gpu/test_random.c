@@ -1,40 +1,38 @@
 /*
  * Random kernels on the GPU against the CPU reference executor, on the same
- * inputs (a third of them start with a GEMM loop in a tile the sm_90a wgmma
- * pipelines take, and go on at random: gen_kernel_gemm): the kernel
- * generator of fuzz_compile in its runnable form
+ * inputs. fuzz_compile's kernel generator in its runnable form
  * (tests/fuzz/gen_kernel.h: loads at any offset, element-wise ops, casts,
- * reductions, broadcasts, dots of every precision and input type, loops
- * carrying tiles, stores; 1 to 16 warps) writes each kernel from seeded
+ * reductions, broadcasts, dots of every precision and input type, loops,
+ * stores; 1 to 16 warps; a third of the kernels start with a GEMM loop in a
+ * tile the sm_90a wgmma pipelines take) writes each kernel from seeded
  * bytes; it is compiled for each target the device runs (sm_80, and sm_90a
  * on Hopper), launched as one program and run by tir_exec, and every element
- * of the five views' buffers (inputs with NaN, Inf, -0, subnormals and huge
- * values; the stores' targets too) is compared.
+ * of the five buffers (inputs with NaN, Inf, -0 and subnormals) compared.
  *
- * Comparison: bitwise (NaN matches any NaN; odd seeds' kernels have no
- * sums, so all of it is bitwise), except in kernels with a float dot or
- * reduce_sum (whose inputs then hold no finite value large enough that
- * the order of a sum decides an overflow), whose sums the GPU adds in another order: there a float
- * element may differ by rounding (relative 1e-2, or 1e-3 of the buffer's
- * largest value), and anything derived from such sums (a cast to an
- * integer, a rounding step) may flip, so such a kernel fails only where more
- * than 1% (and more than two) of the elements its stores changed differ
- * beyond that, or where the two sides disagree about which elements were
- * written at all.
+ * Comparison: bitwise (NaN matches any NaN; the odd seeds' kernels have no
+ * float sums, so all of it), except in kernels with a dot or reduce_sum,
+ * which the GPU sums in another order: there a float may differ by rounding
+ * (relative 1e-2, or 1e-3 of the buffer's largest value), and what derives
+ * from a sum (a cast to an integer, a rounding) may flip, so such a kernel
+ * fails where more than 1% (and more than two) of the elements its stores
+ * changed differ beyond that, or where the two sides disagree about which
+ * elements were written. Their inputs hold no finite value large enough
+ * for a sum's order to decide an overflow.
  *
- * First the kept kernels of tests/gpu/random/ (reduced from seeds that
- * once failed; the directory under TILEC_SOURCE_DIR), then the random ones.
- * A kernel that does not compile fails the test unless the compiler refused
- * it for a documented limit (registers, shared memory); one the executor
- * refuses is skipped and counted. A failing kernel's source is printed with
- * its seed. Environment: TILEC_RANDOM_N kernels (default 400; 150 with
- * TILEC_GPU_QUICK), TILEC_TEST_SEED the first seed (default: from the
- * clock, printed), TILEC_RANDOM_FILE a .tir file with the generator's
- * signature to run instead, TILEC_TEST_COPT one more compile option.
+ * First the kept kernels of tests/gpu/random/ (each reduced from a seed that
+ * once failed; under TILEC_SOURCE_DIR), then the random ones. A kernel that
+ * does not compile fails unless the compiler refused it for a documented
+ * limit (registers, shared memory); one the executor refuses is skipped and
+ * counted (a kept one fails). A failure prints the seed and the kernel.
+ * Environment: TILEC_RANDOM_N kernels (default 400; 150 with
+ * TILEC_GPU_QUICK), TILEC_TEST_SEED the first seed (default: the clock,
+ * printed), TILEC_RANDOM_FILE a .tir file of the generator's signature to
+ * run instead, TILEC_TEST_COPT one more compile option.
  */
 #include "gpu_common.h"
 #include "compiler/compiler.h"
 #include "reference/exec.h"
+#include "reference/round.h"
 #include "tests/fuzz/gen_kernel.h"
 
 #include <dirent.h>
@@ -51,28 +49,6 @@ static const char *const ENAME[NBUF] = {"i32", "i64", "f16", "bf16", "f32"};
 
 static int failures, skipped_exec, skipped_limit, inexact_kernels, ran;
 
-static float half_to_f32(uint16_t h, int bf16)
-{
-    if (bf16) {
-        uint32_t u = (uint32_t)h << 16;
-        float f;
-        memcpy(&f, &u, 4);
-        return f;
-    }
-    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, u;
-    if (e == 31)
-        u = s | 0x7F800000u | (m << 13);
-    else if (e)
-        u = s | ((e + 112) << 23) | (m << 13);
-    else { /* zero or subnormal: m * 2^-24 */
-        float f = ldexpf((float)m, -24);
-        return s ? -f : f;
-    }
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 /* Element i of buffer b as a double (floats) and whether it is NaN. */
 static double value(int b, const void *p, size_t i, int *nan)
 {
@@ -80,7 +56,8 @@ static double value(int b, const void *p, size_t i, int *nan)
     switch (b) {
     case 0: v = ((const int32_t *)p)[i]; break;
     case 1: v = (double)((const int64_t *)p)[i]; break;
-    case 2: case 3: v = half_to_f32(((const uint16_t *)p)[i], b == 3); break;
+    case 2: v = f16_to_f32(((const uint16_t *)p)[i]); break;
+    case 3: v = bf16_to_f32(((const uint16_t *)p)[i]); break;
     default: v = ((const float *)p)[i]; break;
     }
     *nan = isnan(v);
