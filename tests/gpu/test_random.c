@@ -204,8 +204,9 @@ static tilecModule compile(tilecRuntime rt, const char *src, const char *arch, u
             exit(1);
         }
         skipped_limit++;
-        printf("  seed %llu, %s: refused for a limit: %.*s\n", (unsigned long long)seed, arch, (int)strcspn(log, "\n"),
-               log);
+        const char *why = strstr(log, "error:") ? strstr(log, "error:") : log; /* past any warnings */
+        printf("  seed %llu, %s: refused for a limit: %.*s\n", (unsigned long long)seed, arch, (int)strcspn(why, "\n"),
+               why);
         tilecDestroyProgram(&p);
         return NULL;
     }
