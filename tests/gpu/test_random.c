@@ -27,7 +27,8 @@
  * Environment: TILEC_RANDOM_N kernels (default 400; 150 with
  * TILEC_GPU_QUICK), TILEC_TEST_SEED the first seed (default: the clock,
  * printed), TILEC_RANDOM_FILE a .tir file of the generator's signature to
- * run instead, TILEC_TEST_COPT one more compile option.
+ * run instead, TILEC_TEST_COPT one more compile option, TILEC_TEST_LOAD=source
+ * the JIT's path (tilecModuleLoadSource and its defaults).
  */
 #include "gpu_common.h"
 #include "compiler/compiler.h"
@@ -192,10 +193,20 @@ static tilecModule compile(tilecRuntime rt, const char *src, const char *arch, u
     const char *opts[2] = {arch, getenv("TILEC_TEST_COPT")};
     int nopts = opts[1] && opts[1][0] ? 2 : 1;
     tilecProgram p = NULL;
-    const char *log = "";
-    GPU_CHECK(NULL, tilecCreateProgram(&p, src, strlen(src), "gen.tir"));
-    tilecResult r = tilecCompileProgram(p, nopts, opts);
-    tilecGetProgramLog(p, &log);
+    tilecModule m = NULL;
+    const char *log = "", *how = getenv("TILEC_TEST_LOAD");
+    int jit = how && !strcmp(how, "source"); /* the JIT's path, with its own defaults (TMA only, C stored by TMA) */
+    tilecResult r;
+    if (jit) {
+        r = tilecModuleLoadSource(rt, src, strlen(src), "gen.tir", nopts, opts, &m);
+        if (r == TILEC_SUCCESS)
+            return m;
+        tilecRuntimeGetLog(rt, &log); /* a failing call's log is its explanation alone */
+    } else {
+        GPU_CHECK(NULL, tilecCreateProgram(&p, src, strlen(src), "gen.tir"));
+        r = tilecCompileProgram(p, nopts, opts);
+        tilecGetProgramLog(p, &log);
+    }
     if (r != TILEC_SUCCESS) {
         int limit = strstr(log, "registers") || strstr(log, "shared memory");
         if (!limit) {
@@ -210,7 +221,6 @@ static tilecModule compile(tilecRuntime rt, const char *src, const char *arch, u
         tilecDestroyProgram(&p);
         return NULL;
     }
-    tilecModule m = NULL;
     GPU_CHECK(rt, tilecModuleLoad(rt, p, &m));
     tilecDestroyProgram(&p);
     return m;
