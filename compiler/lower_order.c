@@ -113,12 +113,7 @@ void lw_order_access(Lower *L, uint32_t inst, uint32_t view_arg, const Layout *l
     MemAccess x = {.param = view_param(m, a[view_arg]), .view = a[view_arg], .store = (uint8_t)store};
     if (x.param == UINT32_MAX)
         return;
-    x.nidx = in->nargs - view_arg - 1; /* the view's rank: 2 or 3 */
-    if (x.nidx > 3) { /* not a view the IR has: order it against everything */
-        lw_barrier(L);
-        add_pending(L, &(MemAccess){.param = x.param, .store = (uint8_t)store, .wild = 1});
-        return;
-    }
+    x.nidx = in->nargs - view_arg - 1; /* the view's rank: 2 or 3 (the verifier's) */
     for (uint32_t k = 0; k < x.nidx; k++)
         x.idx[k] = a[view_arg + 1 + k];
     TirType t = in->op == OP_STORE ? tir_value_type(m, a[0]) : in->type;

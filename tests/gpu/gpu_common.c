@@ -218,3 +218,22 @@ int gpu_log_has_since(tilecRuntime rt, size_t mark, const char *s)
     const char *log = rt_log(rt);
     return strlen(log) >= mark && strstr(log + mark, s) != NULL;
 }
+
+char *gpu_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s)
+        s[n] = 0;
+    fclose(f);
+    return s;
+}

@@ -64,6 +64,10 @@ float gpu_round_tf32_rna(float x);
 size_t gpu_log_mark(tilecRuntime rt);
 int gpu_log_has_since(tilecRuntime rt, size_t mark, const char *s);
 
+/* The whole file at path, NUL-terminated (free() it); NULL where it cannot
+ * be read. */
+char *gpu_read_file(const char *path);
+
 /* Milliseconds on a monotonic clock. */
 double gpu_now_ms(void);
 

@@ -623,11 +623,17 @@ static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
     }
 }
 
+/* kernel_fmt for c's tile, warps and element type */
+static void config_source(const Config *c, char *src, size_t cap)
+{
+    snprintf(src, cap, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->bm, c->bn, c->bk, c->bm, c->bk,
+             c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
+}
+
 static tilecModule load_config(tilecRuntime rt, const Config *c)
 {
     char src[4096];
-    snprintf(src, sizeof src, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->bm, c->bn, c->bk, c->bm,
-             c->bk, c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
+    config_source(c, src, sizeof src);
     return load_with_copts(rt, src, "gemm.tir", c);
 }
 
@@ -654,8 +660,7 @@ static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
     c.warps = warps[gpu_rand_next(st) % 4];
     c.copt = copts[gpu_rand_next(st) % (sizeof copts / sizeof copts[0])];
     char src[4096], prec[64], arch[32];
-    snprintf(src, sizeof src, kernel_fmt, c.elem, c.elem, c.warps, c.bm, c.bn, c.bm, c.bn, c.bk, c.bm, c.bk, c.elem,
-             c.bk, c.bn, c.elem, c.bm, c.bn);
+    config_source(&c, src, sizeof src);
     snprintf(prec, sizeof prec, "--precision=%s", c.precision);
     snprintf(arch, sizeof arch, "--arch=%s", c.arch);
     const char *opts[3] = {prec, arch, c.copt};

@@ -179,31 +179,12 @@ static void test_zoo(tilecRuntime rt, const char *arch, uint64_t seed)
 
 /* ---- GEMM + bias + ReLU (examples/matmul_bias_relu.tir) ---- */
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 static void test_epilogue(tilecRuntime rt, const char *arch, uint64_t seed)
 {
     const char *dir = getenv("TILEC_SOURCE_DIR");
     char path[1024];
     snprintf(path, sizeof path, "%s/examples/matmul_bias_relu.tir", dir ? dir : ".");
-    char *src = read_file(path);
+    char *src = gpu_read_file(path);
     if (!src) {
         printf("FAIL: cannot read %s (set TILEC_SOURCE_DIR)\n", path);
         failures++;

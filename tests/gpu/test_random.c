@@ -294,23 +294,14 @@ out:
     return bad_kernel;
 }
 
+/* The file at path, or the test fails. */
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        printf("FAIL: cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)len + 1);
-    if (!s || fread(s, 1, (size_t)len, f) != (size_t)len) {
+    char *s = gpu_read_file(path);
+    if (!s) {
         printf("FAIL: cannot read %s\n", path);
         exit(1);
     }
-    s[len] = 0;
-    fclose(f);
     return s;
 }
 
