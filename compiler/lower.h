@@ -228,7 +228,9 @@ static inline uint32_t layout_nperm_group(uint32_t G) { return G / 2 * 32 + G % 
 LLVMValueRef layout_owns(Lower *L, const Layout *l, uint32_t r, LLVMValueRef base_row);
 /* Shared memory of at least `bytes`, 16-byte aligned, starting at offset
  * L->smem_floor, 0 but after a persistent pipeline (each use is bracketed
- * by barriers, so uses may overlap). */
+ * by barriers, so uses may overlap: every call hands out the same bytes, and
+ * a caller must have what it needs in registers before calling anything
+ * that may use them too, lw_tile_in's conversions among them: lower_DOT). */
 LLVMValueRef smem_ptr(Lower *L, uint32_t bytes);
 /* Registers of IR value v in layout `to` (converting through shared memory
  * when needed). */
