@@ -288,7 +288,6 @@ static int smem_operand(Blk *b, const Th *t, const PtxInsn *in, uint64_t desc, i
 static int wgmma_issue(Blk *b, const PtxInsn *in, unsigned first)
 {
     unsigned N = in->shape[1], K = in->shape[2];
-    int ta = in->types[1];
     Th *t0 = &b->th[first];
     if (in->types[0] != T_F32 || in->shape[0] != 64 || N > 256 || K > 16)
         return emu_fail(b, PTX_EMU_UNSUPPORTED, in, "only m64nNk8/k16 wgmmas into f32 are known");
@@ -310,20 +309,23 @@ static int wgmma_issue(Blk *b, const PtxInsn *in, unsigned first)
     pm->tn_b = ops > (pm->a_regs ? 6u : 7u) && rd(b, t0, &in->o[pm->a_regs ? 6 : 7]) == 1;
     pm->da = pm->a_regs ? 0 : rd(b, t0, oa);
     pm->db = rd(b, t0, &in->o[2]);
-    if (pm->a_regs) {
-        unsigned per = width(ta) == 32 ? 1 : 2; /* elements a register */
-        for (unsigned th = 0; th < 128; th++) {
-            const Th *t = &b->th[first + th];
-            unsigned w = th / 32, g = th % 32 / 4, qd = th % 4;
-            for (unsigned r = 0; r < 4; r++) {
-                unsigned row = 16 * w + g + (r & 1) * 8, col = (r >> 1) * (K / 2) + qd * per;
-                uint64_t v = vec_item(b, t, oa, r);
-                for (unsigned e = 0; e < per; e++)
-                    pm->A[row * K + col + e] = tc_operand(ta, (uint32_t)(per == 1 ? v : v >> (16 * e)));
-            }
+    return 1;
+}
+
+/* A's 64 x K elements from the warpgroup's registers (operand oa) */
+static void reg_operand(Blk *b, const PtxOp *oa, int type, unsigned K, unsigned first, float *A)
+{
+    unsigned per = width(type) == 32 ? 1 : 2; /* elements a register */
+    for (unsigned th = 0; th < 128; th++) {
+        const Th *t = &b->th[first + th];
+        unsigned w = th / 32, g = th % 32 / 4, qd = th % 4;
+        for (unsigned r = 0; r < 4; r++) {
+            unsigned row = 16 * w + g + (r & 1) * 8, col = (r >> 1) * (K / 2) + qd * per;
+            uint64_t v = vec_item(b, t, oa, r);
+            for (unsigned e = 0; e < per; e++)
+                A[row * K + col + e] = tc_operand(type, (uint32_t)(per == 1 ? v : v >> (16 * e)));
         }
     }
-    return 1;
 }
 
 static int wgmma_complete(Blk *b, PendingMma *pm, unsigned first)
@@ -335,7 +337,7 @@ static int wgmma_complete(Blk *b, PendingMma *pm, unsigned first)
     static float A[64 * 16], B[256 * 16];
     static double D[64 * 256];
     if (pm->a_regs)
-        memcpy(A, pm->A, sizeof(float) * 64 * K);
+        reg_operand(b, &in->o[1], in->types[1], K, first, A);
     else if (!smem_operand(b, t0, in, pm->da, in->types[1], 64, K, pm->tn_a, A))
         return 0;
     if (!smem_operand(b, t0, in, pm->db, in->types[2], N, K, pm->tn_b, B))

@@ -55,16 +55,17 @@ typedef struct {
 } Coll;
 
 #define WG_PENDING_MAX 64
-/* A wgmma issued and not yet complete: its operands read from registers at
- * issue (A, where it comes from them; scale-d), shared memory read and
- * the accumulators read and written when a wait_group completes it, so a
- * kernel that reuses a stage or reads accumulators too early sees it. */
+/* A wgmma issued and not yet complete: its descriptors and scale-d read
+ * at issue; A's registers (where it comes from them), shared memory and
+ * the accumulators read, and the accumulators written, when a wait_group
+ * completes it: the PTX ISA leaves a kernel undefined that touches those
+ * registers or reuses a stage before then, and so a kernel that does sees
+ * wrong values here. */
 typedef struct PendingMma {
     const PtxInsn *in;
     unsigned group; /* the warpgroup's commit group it belongs to */
     int scale_d, neg, tn_a, tn_b;
     uint64_t da, db;
-    float A[64 * 16]; /* where from registers */
     int a_regs;
 } PendingMma;
 
