@@ -235,6 +235,10 @@ LLVMValueRef smem_ptr(Lower *L, uint32_t bytes);
 /* Registers of IR value v in layout `to` (converting through shared memory
  * when needed). */
 LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to);
+/* A tile of type t held as regs in layout `from`, in layout `to`: through
+ * shared memory (smem_ptr, lw_relayout_bytes(t) of it), between barriers. */
+LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t);
+uint32_t lw_relayout_bytes(TirType t);
 /* The layout a tile value has (or the default blocked layout for splats and
  * broadcasts). */
 Layout lw_layout_of(Lower *L, uint32_t v);

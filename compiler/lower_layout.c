@@ -285,6 +285,19 @@ Layout lw_layout_of(Lower *L, uint32_t v)
     return layout_blocked(t.dim[0], t.dim[1], L->threads);
 }
 
+uint32_t lw_relayout_bytes(TirType t) { return t.dim[0] * pitch(t.dim[1], (TirElem)t.elem) * (uint32_t)tir_elem_bits((TirElem)t.elem) / 8; }
+
+LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t)
+{
+    TirElem e = (TirElem)t.elem;
+    uint32_t ld = pitch(t.dim[1], e);
+    LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(t));
+    lw_barrier(L);
+    smem_store_tile(L, base, ld, regs, from, e);
+    lw_barrier(L);
+    return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
+}
+
 LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)
 {
     const LVal *lv = lw_val(L, v);
@@ -318,14 +331,8 @@ LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)
         LLVMValueRef *regs = smem_load_tile(L, base, ld, st.dim[0], st.dim[1], to, e);
         return regs;
     }
-    if (lv->kind == LV_TILE) {
-        uint32_t ld = pitch(t.dim[1], e);
-        LLVMValueRef base = smem_ptr(L, t.dim[0] * ld * (uint32_t)tir_elem_bits(e) / 8);
-        lw_barrier(L);
-        smem_store_tile(L, base, ld, lv->regs, &lv->lay, e);
-        lw_barrier(L);
-        return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
-    }
+    if (lv->kind == LV_TILE)
+        return lw_relayout(L, lv->regs, &lv->lay, to, t);
 bad:
     lw_error(L, (TirLoc){0}, "internal error: value %%%u used before it was lowered", v);
     return NULL;
