@@ -239,6 +239,16 @@ LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to);
  * shared memory (smem_ptr, lw_relayout_bytes(t) of it), between barriers. */
 LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t);
 uint32_t lw_relayout_bytes(TirType t);
+/* The same for band q of `band` rows (rows [band q, band (q + 1)) of the
+ * tile, a multiple of lw_band_rows(from)), into layout `to` of a band x
+ * cols tile. */
+LLVMValueRef *lw_relayout_band(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t,
+                               uint32_t band, uint32_t q);
+/* The rows a band must be a multiple of: 8 where each thread's base row is
+ * below 8 and its registers' rows fall in whole bands of 8 (an MMA layout
+ * with one warp down its rows: the swapped product's accumulators), else
+ * the whole tile. */
+uint32_t lw_band_rows(const Layout *l);
 /* The layout a tile value has (or the default blocked layout for splats and
  * broadcasts). */
 Layout lw_layout_of(Lower *L, uint32_t v);

@@ -289,13 +289,40 @@ uint32_t lw_relayout_bytes(TirType t) { return t.dim[0] * pitch(t.dim[1], (TirEl
 
 LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t)
 {
+    return lw_relayout_band(L, regs, from, to, t, t.dim[0], 0);
+}
+
+uint32_t lw_band_rows(const Layout *l)
+{
+    return l->kind == LAYOUT_MMA && (l->trans ? l->wn : l->wm) == 1 ? 8 : l->rows;
+}
+
+LLVMValueRef *lw_relayout_band(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t,
+                               uint32_t band, uint32_t q)
+{
     TirElem e = (TirElem)t.elem;
     uint32_t ld = pitch(t.dim[1], e);
-    LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(t));
+    TirType bt = t;
+    bt.dim[0] = band;
+    LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(bt));
     lw_barrier(L);
-    smem_store_tile(L, base, ld, regs, from, e);
+    if (band == t.dim[0]) {
+        smem_store_tile(L, base, ld, regs, from, e);
+    } else { /* the registers of rows [band q, band (q + 1)), at their rows in the band */
+        LLVMValueRef row0 = layout_base_row(L, from), col0 = layout_base_col(L, from);
+        for (uint32_t r = 0; r < layout_nregs(from); r++) {
+            uint32_t dr, dc;
+            layout_offset(from, r, &dr, &dc);
+            if (dr / band != q)
+                continue;
+            LLVMValueRef row = LLVMBuildAdd(L->b, row0, lw_const_i32(L, dr - band * q), "");
+            LLVMValueRef col = LLVMBuildAdd(L->b, col0, lw_const_i32(L, dc), "");
+            LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, "");
+            LLVMBuildStore(L->b, regs[r], smem_addr(L, base, e, idx));
+        }
+    }
     lw_barrier(L);
-    return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
+    return smem_load_tile(L, base, ld, band, t.dim[1], to, e);
 }
 
 LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)

@@ -255,6 +255,25 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
 
 static void store_tile(Lower *L, uint32_t i, int ordered);
 
+/* The rows a tile's checked stores take through shared memory at a time
+ * (store_tile), 0 for none: an MMA accumulator (no other thread holds its
+ * elements), the whole tile or the tallest band of lw_band_rows() rows
+ * that fits in the shared memory the kernel may use: what it has, or
+ * beside a persistent pipeline's ring (L->smem_floor) up to the limit. */
+static uint32_t by_rows_band(Lower *L, const Layout *lay, TirType t)
+{
+    if (lay->kind != LAYOUT_MMA || layout_replicates(lay, L->threads))
+        return 0;
+    uint32_t limit = L->smem_floor ? TC_MAX_SHARED_BYTES : L->smem_bytes, unit = lw_band_rows(lay);
+    for (uint32_t band = t.dim[0]; band >= unit && band % unit == 0; band /= 2) {
+        TirType bt = t;
+        bt.dim[0] = band;
+        if (t.dim[0] % band == 0 && L->smem_floor + lw_relayout_bytes(bt) <= limit)
+            return band;
+    }
+    return 0;
+}
+
 void lower_STORE(Lower *L, uint32_t i)
 {
     LLVMBasicBlockRef after = NULL;
@@ -281,16 +300,15 @@ static void store_tile(Lower *L, uint32_t i, int ordered)
     LLVMValueRef *regs = lw_tile_in(L, tv, &lay);
     if (!regs)
         return;
-    /* The checked stores of an MMA accumulator go by rows where the kernel
-     * has the shared memory free (after a pipeline of one program a block,
-     * its ring): an accumulator's thread holds pairs of columns, so each
-     * store instruction half-fills its sectors, which at a C whose rows are
-     * off 8 bytes (every tile checked) took 3.5x the L2 write sectors and
-     * 20% more time for a bf16 GEMM at 8192 x 8193 (bench/NOTES.md v32). */
-    int by_rows = lay.kind == LAYOUT_MMA && !layout_replicates(&lay, L->threads) &&
-                  L->smem_floor + lw_relayout_bytes(t) <= L->smem_bytes;
+    /* The checked stores of an MMA accumulator go by rows through shared
+     * memory where the kernel has it (by_rows_band): an accumulator's
+     * thread holds pairs of columns, so each store instruction half-fills
+     * its sectors, which at a C whose rows are off 8 bytes (every tile
+     * checked) took 3.5x the L2 write sectors and 10-20% more time for the
+     * GEMM kernels at 8191 x 8193 (bench/NOTES.md v32). */
+    uint32_t band = by_rows_band(L, &lay, t);
     if (!ordered) /* (by rows, an element's thread differs between the two paths) */
-        lw_order_access(L, i, 1, by_rows ? NULL : &lay, 1);
+        lw_order_access(L, i, 1, band ? NULL : &lay, 1);
 
     LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "stored");
@@ -333,18 +351,21 @@ static void store_tile(Lower *L, uint32_t i, int ordered)
     store_regs(L, &x, e, &lay, regs, row0, col0, NULL, 0, paired ? pair : NULL);
     LLVMBuildBr(L->b, done);
     LLVMPositionBuilderAtEnd(L->b, checked);
-    if (by_rows) { /* every thread takes this path (own is NULL): its barriers are the block's */
+    if (band) { /* every thread takes this path (own is NULL): its barriers are the block's */
         MemPending keep = {.n = L->npending}; /* their ordering holds on this path only */
         memcpy(keep.acc, L->pending, sizeof keep.acc);
-        Layout rows = layout_blocked(nr, nc, L->threads);
-        LLVMValueRef *r = lw_relayout(L, regs, &lay, &rows, t);
+        Layout rows = layout_blocked(band, nc, L->threads);
+        for (uint32_t q = 0; q < nr / band; q++) {
+            LLVMValueRef *r = lw_relayout_band(L, regs, &lay, &rows, t, band, q);
+            if (!r)
+                return;
+            LLVMValueRef brow = layout_base_row(L, &rows);
+            LLVMValueRef at = LLVMBuildZExt(L->b, LLVMBuildAdd(L->b, brow, lw_const_i32(L, band * q), ""), L->t_i64, "");
+            store_regs(L, &x, e, &rows, r, at, LLVMBuildZExt(L->b, layout_base_col(L, &rows), L->t_i64, ""),
+                       layout_owns(L, &rows, 0, brow), 1, NULL);
+        }
         memcpy(L->pending, keep.acc, sizeof keep.acc);
         L->npending = keep.n;
-        if (!r)
-            return;
-        LLVMValueRef brow = layout_base_row(L, &rows);
-        store_regs(L, &x, e, &rows, r, LLVMBuildZExt(L->b, brow, L->t_i64, ""),
-                   LLVMBuildZExt(L->b, layout_base_col(L, &rows), L->t_i64, ""), layout_owns(L, &rows, 0, brow), 1, NULL);
     } else {
         store_regs(L, &x, e, &lay, regs, row0, col0, own, 1, NULL);
     }
