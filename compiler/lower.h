@@ -241,7 +241,8 @@ LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, cons
 uint32_t lw_relayout_bytes(TirType t);
 /* The same for band q of `band` rows (rows [band q, band (q + 1)) of the
  * tile, a multiple of lw_band_rows(from)), into layout `to` of a band x
- * cols tile. */
+ * cols tile, which no two threads share (BLOCKED, tr dividing band); every
+ * register of `from` held by one thread. */
 LLVMValueRef *lw_relayout_band(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t,
                                uint32_t band, uint32_t q);
 /* The rows a band must be a multiple of: 8 where each thread's base row is

@@ -289,7 +289,13 @@ uint32_t lw_relayout_bytes(TirType t) { return t.dim[0] * pitch(t.dim[1], (TirEl
 
 LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t)
 {
-    return lw_relayout_band(L, regs, from, to, t, t.dim[0], 0);
+    TirElem e = (TirElem)t.elem;
+    uint32_t ld = pitch(t.dim[1], e);
+    LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(t));
+    lw_barrier(L);
+    smem_store_tile(L, base, ld, regs, from, e);
+    lw_barrier(L);
+    return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
 }
 
 uint32_t lw_band_rows(const Layout *l)
@@ -297,32 +303,105 @@ uint32_t lw_band_rows(const Layout *l)
     return l->kind == LAYOUT_MMA && (l->trans ? l->wn : l->wm) == 1 ? 8 : l->rows;
 }
 
+/* Inline PTX moving n registers between a thread's shared address addr (i32)
+ * plus byte offsets off[] and the registers: stores of v[] (load 0), or
+ * loads into v[]. One statement for many accesses, so that LLVM handles
+ * one call where it would handle an address and an access each. */
+enum { SMEM_BATCH = 32 };
+static void smem_batch(Lower *L, LLVMValueRef addr, const uint32_t *off, LLVMValueRef *v, uint32_t n, TirElem e,
+                       int load)
+{
+    int bits = tir_elem_bits(e);
+    const char *reg = bits == 16 ? "h" : bits == 64 ? "l" : "r";
+    LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, (unsigned)bits), et = lw_elem_type(L, e);
+    StrBuf tm, cs;
+    sb_init(&tm);
+    sb_init(&cs);
+    LLVMValueRef args[SMEM_BATCH + 1];
+    LLVMTypeRef rt[SMEM_BATCH];
+    for (uint32_t i = 0; i < n; i++) {
+        if (load) {
+            sb_printf(&tm, "ld.shared.b%d $%u, [$%u+%u];\n\t", bits, i, n, off[i]);
+            sb_printf(&cs, "%s=%s", i ? "," : "", reg);
+            rt[i] = it;
+        } else {
+            sb_printf(&tm, "st.shared.b%d [$0+%u], $%u;\n\t", bits, off[i], i + 1);
+            args[i + 1] = LLVMBuildBitCast(L->b, v[i], it, "");
+        }
+    }
+    if (load) {
+        sb_printf(&cs, ",r,~{memory}");
+        args[0] = addr;
+    } else {
+        sb_printf(&cs, "r");
+        for (uint32_t i = 0; i < n; i++)
+            sb_printf(&cs, ",%s", reg);
+        sb_puts(&cs, ",~{memory}");
+        args[0] = addr;
+    }
+    if (tm.oom || cs.oom) {
+        lw_error(L, (TirLoc){0}, "out of memory while lowering");
+    } else if (load) {
+        LLVMValueRef r = lw_asm(L, n == 1 ? it : LLVMStructTypeInContext(L->ctx, rt, n, 0), tm.data, cs.data, args, 1,
+                                LW_ASM_SIDE_EFFECTS);
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = LLVMBuildBitCast(L->b, n == 1 ? r : LLVMBuildExtractValue(L->b, r, i, ""), et, "");
+    } else {
+        lw_asm(L, LLVMVoidTypeInContext(L->ctx), tm.data, cs.data, args, n + 1, LW_ASM_SIDE_EFFECTS);
+    }
+    sb_free(&tm);
+    sb_free(&cs);
+}
+
+/* A thread's shared address (i32) of element (row, col) of a pitch-ld array at base. */
+static LLVMValueRef smem_at(Lower *L, LLVMValueRef base, uint32_t ld, LLVMValueRef row, LLVMValueRef col, TirElem e)
+{
+    LLVMValueRef b32 = LLVMBuildTrunc(L->b, LLVMBuildPtrToInt(L->b, base, L->t_i64, ""), L->t_i32, "");
+    LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, "");
+    return LLVMBuildAdd(L->b, b32, LLVMBuildMul(L->b, idx, lw_const_i32(L, (uint32_t)tir_elem_bits(e) / 8), ""), "");
+}
+
 LLVMValueRef *lw_relayout_band(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t,
                                uint32_t band, uint32_t q)
 {
     TirElem e = (TirElem)t.elem;
-    uint32_t ld = pitch(t.dim[1], e);
+    uint32_t ld = pitch(t.dim[1], e), es = (uint32_t)tir_elem_bits(e) / 8, nt = layout_nregs(to);
     TirType bt = t;
     bt.dim[0] = band;
     LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(bt));
+    LLVMValueRef *out = lw_regs(L, nt), v[SMEM_BATCH];
+    if (!out)
+        return NULL;
+    uint32_t off[SMEM_BATCH], n = 0;
     lw_barrier(L);
-    if (band == t.dim[0]) {
-        smem_store_tile(L, base, ld, regs, from, e);
-    } else { /* the registers of rows [band q, band (q + 1)), at their rows in the band */
-        LLVMValueRef row0 = layout_base_row(L, from), col0 = layout_base_col(L, from);
-        for (uint32_t r = 0; r < layout_nregs(from); r++) {
-            uint32_t dr, dc;
-            layout_offset(from, r, &dr, &dc);
-            if (dr / band != q)
-                continue;
-            LLVMValueRef row = LLVMBuildAdd(L->b, row0, lw_const_i32(L, dr - band * q), "");
-            LLVMValueRef col = LLVMBuildAdd(L->b, col0, lw_const_i32(L, dc), "");
-            LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, "");
-            LLVMBuildStore(L->b, regs[r], smem_addr(L, base, e, idx));
+    /* the registers of rows [band q, band (q + 1)), at their rows in the band */
+    LLVMValueRef at = smem_at(L, base, ld, layout_base_row(L, from), layout_base_col(L, from), e);
+    for (uint32_t r = 0; r < layout_nregs(from); r++) {
+        uint32_t dr, dc;
+        layout_offset(from, r, &dr, &dc);
+        if (dr / band != q)
+            continue;
+        off[n] = ((dr - band * q) * ld + dc) * es;
+        v[n++] = regs[r];
+        if (n == SMEM_BATCH) {
+            smem_batch(L, at, off, v, n, e, 0);
+            n = 0;
         }
     }
+    if (n)
+        smem_batch(L, at, off, v, n, e, 0);
     lw_barrier(L);
-    return smem_load_tile(L, base, ld, band, t.dim[1], to, e);
+    at = smem_at(L, base, ld, layout_base_row(L, to), layout_base_col(L, to), e);
+    for (uint32_t r0 = 0; r0 < nt; r0 += SMEM_BATCH) {
+        n = nt - r0 < SMEM_BATCH ? nt - r0 : SMEM_BATCH;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t dr, dc;
+            layout_offset(to, r0 + i, &dr, &dc);
+            off[i] = (dr * ld + dc) * es;
+        }
+        smem_batch(L, at, off, out + r0, n, e, 1);
+    }
+    return out;
 }
 
 LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)

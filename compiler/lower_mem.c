@@ -255,20 +255,47 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
 
 static void store_tile(Lower *L, uint32_t i, int ordered);
 
-/* The rows a tile's checked stores take through shared memory at a time
- * (store_tile), 0 for none: an MMA accumulator (no other thread holds its
- * elements), the whole tile or the tallest band of lw_band_rows() rows
- * that fits in the shared memory the kernel may use: what it has, or
- * beside a persistent pipeline's ring (L->smem_floor) up to the limit. */
+/* The layout a band of rows goes to global memory in: a warp on 64
+ * consecutive columns of a row (whole sectors), the block's other warps on
+ * the rows below, so that a thread holds few distinct rows and columns
+ * (LLVM handles each one's bounds and address: all 256 columns of a row a
+ * warp made a GEMM kernel's compile 24% longer); tc 0 where the band cannot
+ * be spread so without two threads on one element. */
+static Layout rows_layout(Lower *L, uint32_t band, uint32_t cols)
+{
+    Layout l = {.kind = LAYOUT_BLOCKED, .rows = band, .cols = cols};
+    l.tc = cols < 64 ? cols : 64;
+    while (l.tc < cols && L->threads / l.tc > band)
+        l.tc *= 2;
+    l.tr = L->threads / l.tc;
+    if (cols % l.tc || L->threads % l.tc || band % l.tr)
+        l.tc = 0;
+    return l;
+}
+
+/* Shared memory the checked stores by rows may add beside a persistent
+ * pipeline's ring: bands of 16 or 32 rows rather than the whole tile, which
+ * would leave the kernel that much less L1 at every shape. */
+enum { BY_ROWS_GROWTH = 32 * 1024 };
+
+/* How many rows of a tile its checked stores take through shared memory at
+ * a time (store_tile): for an MMA accumulator that no two threads share,
+ * the whole tile or the tallest band of lw_band_rows() rows that fits in
+ * the shared memory the kernel has (one program a block: after a pipeline,
+ * its ring), or beside a persistent pipeline's ring in BY_ROWS_GROWTH more;
+ * 0: none (the stores straight from the accumulator's registers). */
 static uint32_t by_rows_band(Lower *L, const Layout *lay, TirType t)
 {
     if (lay->kind != LAYOUT_MMA || layout_replicates(lay, L->threads))
         return 0;
-    uint32_t limit = L->smem_floor ? TC_MAX_SHARED_BYTES : L->smem_bytes, unit = lw_band_rows(lay);
+    uint32_t limit = L->smem_bytes, unit = lw_band_rows(lay);
+    if (L->smem_floor && limit < L->smem_floor + BY_ROWS_GROWTH)
+        limit = L->smem_floor + BY_ROWS_GROWTH < TC_MAX_SHARED_BYTES ? L->smem_floor + BY_ROWS_GROWTH
+                                                                      : TC_MAX_SHARED_BYTES;
     for (uint32_t band = t.dim[0]; band >= unit && band % unit == 0; band /= 2) {
         TirType bt = t;
         bt.dim[0] = band;
-        if (t.dim[0] % band == 0 && L->smem_floor + lw_relayout_bytes(bt) <= limit)
+        if (t.dim[0] % band == 0 && L->smem_floor + lw_relayout_bytes(bt) <= limit && rows_layout(L, band, t.dim[1]).tc)
             return band;
     }
     return 0;
@@ -351,10 +378,13 @@ static void store_tile(Lower *L, uint32_t i, int ordered)
     store_regs(L, &x, e, &lay, regs, row0, col0, NULL, 0, paired ? pair : NULL);
     LLVMBuildBr(L->b, done);
     LLVMPositionBuilderAtEnd(L->b, checked);
-    if (band) { /* every thread takes this path (own is NULL): its barriers are the block's */
+    /* by rows: the branches above test the program's scalars only (uniform, docs/TIR.md) and
+     * own is NULL, so every thread that runs the store (after a pipeline: every consumer)
+     * reaches the barriers together */
+    if (band) {
         MemPending keep = {.n = L->npending}; /* their ordering holds on this path only */
         memcpy(keep.acc, L->pending, sizeof keep.acc);
-        Layout rows = layout_blocked(band, nc, L->threads);
+        Layout rows = rows_layout(L, band, nc);
         for (uint32_t q = 0; q < nr / band; q++) {
             LLVMValueRef *r = lw_relayout_band(L, regs, &lay, &rows, t, band, q);
             if (!r)
