@@ -303,10 +303,10 @@ uint32_t lw_band_rows(const Layout *l)
     return l->kind == LAYOUT_MMA && (l->trans ? l->wn : l->wm) == 1 ? 8 : l->rows;
 }
 
-/* Inline PTX moving n registers between a thread's shared address addr (i32)
- * plus byte offsets off[] and the registers: stores of v[] (load 0), or
- * loads into v[]. One statement for many accesses, so that LLVM handles
- * one call where it would handle an address and an access each. */
+/* One inline PTX statement for n shared-memory accesses of a thread at its
+ * address addr (i32) plus byte offsets off[]: v[i] stored (load 0) or
+ * loaded (load 1). LLVM then handles one call where it would handle an
+ * address and an access each. */
 enum { SMEM_BATCH = 32 };
 static void smem_batch(Lower *L, LLVMValueRef addr, const uint32_t *off, LLVMValueRef *v, uint32_t n, TirElem e,
                        int load)
@@ -317,7 +317,7 @@ static void smem_batch(Lower *L, LLVMValueRef addr, const uint32_t *off, LLVMVal
     StrBuf tm, cs;
     sb_init(&tm);
     sb_init(&cs);
-    LLVMValueRef args[SMEM_BATCH + 1];
+    LLVMValueRef args[SMEM_BATCH + 1] = {addr};
     LLVMTypeRef rt[SMEM_BATCH];
     for (uint32_t i = 0; i < n; i++) {
         if (load) {
@@ -330,14 +330,12 @@ static void smem_batch(Lower *L, LLVMValueRef addr, const uint32_t *off, LLVMVal
         }
     }
     if (load) {
-        sb_printf(&cs, ",r,~{memory}");
-        args[0] = addr;
+        sb_puts(&cs, ",r,~{memory}");
     } else {
-        sb_printf(&cs, "r");
+        sb_puts(&cs, "r");
         for (uint32_t i = 0; i < n; i++)
             sb_printf(&cs, ",%s", reg);
         sb_puts(&cs, ",~{memory}");
-        args[0] = addr;
     }
     if (tm.oom || cs.oom) {
         lw_error(L, (TirLoc){0}, "out of memory while lowering");

@@ -258,8 +258,9 @@ static void store_tile(Lower *L, uint32_t i, int ordered);
 /* The layout a band of rows goes to global memory in: a warp on 64
  * consecutive columns of a row (whole sectors), the block's other warps on
  * the rows below, so that a thread holds few distinct rows and columns
- * (LLVM handles each one's bounds and address: all 256 columns of a row a
- * warp made a GEMM kernel's compile 24% longer); tc 0 where the band cannot
+ * (LLVM handles each one's bounds and address: the benchmark's 128x256
+ * kernel compiles in 6% more instructions than without stores by rows,
+ * 22% with the block across all 256 columns); tc 0 where the band cannot
  * be spread so without two threads on one element. */
 static Layout rows_layout(Lower *L, uint32_t band, uint32_t cols)
 {
