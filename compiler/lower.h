@@ -235,14 +235,16 @@ LLVMValueRef smem_ptr(Lower *L, uint32_t bytes);
 /* Registers of IR value v in layout `to` (converting through shared memory
  * when needed). */
 LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to);
-/* A tile of type t held as regs in layout `from`, in layout `to`: through
- * shared memory (smem_ptr, lw_relayout_bytes(t) of it), between barriers. */
-LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t);
+/* The shared memory a tile of type t takes on its way from one layout to
+ * another (lw_tile_in, lw_relayout_band: rows padded against bank
+ * conflicts). */
 uint32_t lw_relayout_bytes(TirType t);
-/* The same for band q of `band` rows (rows [band q, band (q + 1)) of the
- * tile, a multiple of lw_band_rows(from)), into layout `to` of a band x
- * cols tile, which no two threads share (BLOCKED, tr dividing band); every
- * register of `from` held by one thread. */
+/* Band q of `band` rows (rows [band q, band (q + 1)) of a tile of type t,
+ * band a multiple of lw_band_rows(from)) held as regs in layout `from`, in
+ * layout `to` of a band x cols tile: through shared memory (smem_ptr,
+ * lw_relayout_bytes of the band), between barriers. `to` is shared by no
+ * two threads (BLOCKED, tr dividing band), every register of `from` held by
+ * one thread. */
 LLVMValueRef *lw_relayout_band(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t,
                                uint32_t band, uint32_t q);
 /* The rows a band must be a multiple of: 8 where each thread's base row is

@@ -285,17 +285,9 @@ Layout lw_layout_of(Lower *L, uint32_t v)
     return layout_blocked(t.dim[0], t.dim[1], L->threads);
 }
 
-uint32_t lw_relayout_bytes(TirType t) { return t.dim[0] * pitch(t.dim[1], (TirElem)t.elem) * (uint32_t)tir_elem_bits((TirElem)t.elem) / 8; }
-
-LLVMValueRef *lw_relayout(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t)
+uint32_t lw_relayout_bytes(TirType t)
 {
-    TirElem e = (TirElem)t.elem;
-    uint32_t ld = pitch(t.dim[1], e);
-    LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(t));
-    lw_barrier(L);
-    smem_store_tile(L, base, ld, regs, from, e);
-    lw_barrier(L);
-    return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
+    return t.dim[0] * pitch(t.dim[1], (TirElem)t.elem) * (uint32_t)tir_elem_bits((TirElem)t.elem) / 8;
 }
 
 uint32_t lw_band_rows(const Layout *l)
@@ -428,15 +420,21 @@ LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)
         if (src->kind != LV_TILE)
             goto bad;
         uint32_t ld = pitch(st.dim[1], e);
-        LLVMValueRef base = smem_ptr(L, st.dim[0] * ld * (uint32_t)tir_elem_bits(e) / 8);
+        LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(st));
         lw_barrier(L);
         smem_store_tile(L, base, ld, src->regs, &src->lay, e);
         lw_barrier(L);
         LLVMValueRef *regs = smem_load_tile(L, base, ld, st.dim[0], st.dim[1], to, e);
         return regs;
     }
-    if (lv->kind == LV_TILE)
-        return lw_relayout(L, lv->regs, &lv->lay, to, t);
+    if (lv->kind == LV_TILE) {
+        uint32_t ld = pitch(t.dim[1], e);
+        LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(t));
+        lw_barrier(L);
+        smem_store_tile(L, base, ld, lv->regs, &lv->lay, e);
+        lw_barrier(L);
+        return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
+    }
 bad:
     lw_error(L, (TirLoc){0}, "internal error: value %%%u used before it was lowered", v);
     return NULL;

@@ -296,7 +296,7 @@ static uint32_t by_rows_band(Lower *L, const Layout *lay, TirType t)
     for (uint32_t band = t.dim[0]; band >= unit && band % unit == 0; band /= 2) {
         TirType bt = t;
         bt.dim[0] = band;
-        if (t.dim[0] % band == 0 && L->smem_floor + lw_relayout_bytes(bt) <= limit && rows_layout(L, band, t.dim[1]).tc)
+        if (L->smem_floor + lw_relayout_bytes(bt) <= limit && rows_layout(L, band, t.dim[1]).tc)
             return band;
     }
     return 0;
