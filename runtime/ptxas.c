@@ -99,8 +99,14 @@ static int run(const char *ptxas, char *const argv[], const char *msgs, StrBuf *
         return -1;
     }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
         ;
+    if (w < 0) { /* (a host that ignores SIGCHLD reaps its children itself: ECHILD) the exit unknown, so
+                  * nothing ptxas left is trusted, and the driver's JIT takes over */
+        sb_printf(log, "ptxas: its exit status is unknown (waitpid: %s)\n", strerror(errno));
+        return -1;
+    }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -145,8 +151,8 @@ tilecResult ptxas_compile(const char *ptxas, const char *ptx, size_t len, int cc
         m = read_file(msgs, &mlen);
     }
     if (rc != 0) {
-        if (rc > 0 || m)
-            sb_printf(log, "ptxas (%s %s) failed:\n%s", ptxas, archopt, m ? m : "(no output)\n");
+        if (rc > 0 || (m && m[0]))
+            sb_printf(log, "ptxas (%s %s) failed:\n%s", ptxas, archopt, m && m[0] ? m : "(no output)\n");
         goto out;
     }
     *cubin = read_file(out, cubin_len);

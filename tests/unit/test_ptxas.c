@@ -4,14 +4,16 @@
  * capability from good PTX (an ELF image), TILEC_ERROR_JIT with ptxas's own
  * message from bad PTX, no temporary files left behind; PTX with several
  * entry points compiled with --split-compile, and again without it by a
- * ptxas that does not know the option. Without an
- * installed ptxas only the first case can run: the test then reports itself
- * skipped (77).
+ * ptxas that does not know the option; a ptxas that fails is a failure
+ * even where the host ignores SIGCHLD (its exit status then unknown).
+ * Without an installed ptxas only the cases with scripts for ptxas run: the
+ * test then reports itself skipped (77).
  */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -166,11 +168,47 @@ START_TEST(several_entries)
 }
 END_TEST
 
+/* A ptxas that writes a broken cubin and fails (a script): TILEC_ERROR_JIT
+ * with its message; and the same where the host ignores SIGCHLD, so that
+ * the child is reaped before waitpid sees its status (ECHILD): a failure
+ * too, never the broken cubin as a success (a review's finding, session 30). */
+START_TEST(failing_ptxas_fails)
+{
+    char dir[] = "/tmp/tilec-test-bad-ptxas-XXXXXX", script[96];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(script, sizeof script, "%s/ptxas", dir);
+    FILE *f = fopen(script, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && echo broken > \"$2\"; shift; done\n"
+               "echo 'ptxas fatal   : the script fails'\nexit 2\n");
+    fclose(f);
+    chmod(script, 0700);
+    int before = temp_dirs();
+    for (int ignore = 0; ignore < 2; ignore++) {
+        if (ignore)
+            signal(SIGCHLD, SIG_IGN);
+        StrBuf log;
+        sb_init(&log);
+        void *cubin = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
+        ck_assert_ptr_null(cubin);
+        ck_assert_ptr_nonnull(strstr(log.data, ignore ? "exit status is unknown" : "the script fails"));
+        sb_free(&log);
+    }
+    signal(SIGCHLD, SIG_DFL);
+    ck_assert_int_eq(temp_dirs(), before);
+    remove(script);
+    rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ptxas");
     TCase *tc = tcase_create("ptxas");
     tcase_add_test(tc, picks_the_ptxas);
+    tcase_add_test(tc, failing_ptxas_fails);
     unsetenv("TILEC_PTXAS");
     int have = ptxas_path() != NULL;
     if (have)
