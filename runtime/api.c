@@ -700,8 +700,11 @@ tilecResult tc_module_load_source(tilecRuntime rt, const char *src, size_t len, 
 {
     if (!rt || !mod || (!src && len) || nopts < 0 || (nopts && !opts))
         return load_source(rt, src, len, name, nopts, opts, mod, msg); /* (its checks) */
-    if (!rt->settings.jit_tma_only || has_opt(nopts, opts, "-fwgmma-tma-only") || has_opt(nopts, opts, "-fno-wgmma-tma-only") ||
-        has_opt(nopts, opts, "-fno-wgmma-tma"))
+    int null_opt = 0; /* refused by load_source, counted as the caller counts them (not after the JIT's own) */
+    for (int i = 0; i < nopts; i++)
+        null_opt |= !opts[i];
+    if (null_opt || !rt->settings.jit_tma_only || has_opt(nopts, opts, "-fwgmma-tma-only") ||
+        has_opt(nopts, opts, "-fno-wgmma-tma-only") || has_opt(nopts, opts, "-fno-wgmma-tma"))
         return load_source(rt, src, len, name, nopts, opts, mod, msg);
     /* and C stored by TMA too (-fwgmma-tma-store: ptxas's time a quarter less, bench/NOTES.md v28),
      * first, so that options that say otherwise win */
