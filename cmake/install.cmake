@@ -32,6 +32,10 @@ file(CONFIGURE OUTPUT ${_tilec_gen}/tilec_shared.c
 
 add_library(tilec_shared SHARED ${_tilec_gen}/tilec_shared.c)
 set_target_properties(tilec_shared PROPERTIES
+  # no RPATH: LLVM is linked in statically, and CMake's build RPATH would end
+  # in an empty entry, the current directory, where dlopen would then look
+  # for libcuda.so.1 (a review's finding, session 30)
+  SKIP_BUILD_RPATH TRUE
   OUTPUT_NAME tilec
   VERSION ${PROJECT_VERSION}
   SOVERSION ${TILEC_SOVERSION}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The built binaries' RPATH / RUNPATH has no empty and no relative entry:
+# such an entry is the current directory, where the runtime's
+# dlopen("libcuda.so.1") would then find whatever driver lies there (CMake's
+# build RPATH ended in one: a review's finding, session 30). Skips (77)
+# without readelf.
+#   tests/runpath-check.sh FILE...
+set -u
+command -v readelf >/dev/null || { echo "SKIP: readelf missing"; exit 77; }
+bad=0
+for f in "$@"; do
+  for p in $(readelf -d "$f" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p'); do
+    IFS=: read -r -a parts <<< "$p:"  # (the trailing ':' keeps a last empty entry)
+    n=$(awk -F: '{print NF}' <<< "$p")
+    for ((i = 0; i < n; i++)); do
+      e=${parts[$i]:-}
+      case $e in
+        /* | '$ORIGIN' | '$ORIGIN'/*) ;;
+        *) echo "FAIL: $f: RUNPATH [$p] has the entry '$e' (the current directory, or relative to it)"; bad=1 ;;
+      esac
+    done
+  done
+done
+[ $bad = 0 ] && echo "ok: $# files, no empty or relative RUNPATH entry"
+exit $bad
