@@ -140,9 +140,13 @@ TILEC_API tilecResult tilecRuntimeCreate(tilecRuntime *rt, int device);
  * names each; a negative count or a NULL array: INVALID_ARGUMENT. The
  * handle is then as a failed tilecRuntimeCreate's (it holds the log). */
 TILEC_API tilecResult tilecRuntimeCreateWithOptions(tilecRuntime *rt, int device, int nopts, const char *const *opts);
-/* Last error explanation of the runtime (CUDA error names, JIT log, cache
- * notes). A failing call replaces the log, notes of successful calls are
- * appended; the pointer is valid until the next call on this runtime. */
+/* The explanation of the calling thread's last failing call on the runtime
+ * or its modules (CUDA error names, JIT log), and notes of its calls since
+ * (cache trouble): each thread has its own log of a runtime, so threads
+ * sharing one read their own. A failing call replaces the log, notes of
+ * successful calls are appended; the pointer is valid until the thread's
+ * next call on this runtime. A thread that has made no call on it gets the
+ * runtime's latest log, whichever thread's (why tilecRuntimeCreate failed). */
 TILEC_API tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log);
 /* "NVIDIA H200 (sm_90)" */
 TILEC_API tilecResult tilecRuntimeDeviceName(tilecRuntime rt, const char **name);

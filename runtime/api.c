@@ -11,10 +11,13 @@
  * reference count are guarded by its mutex, and driver calls push and pop
  * its primary context so the host's current context is left alone.
  *
- * Runtime log: a failing call replaces the log with its explanation; notes
+ * Runtime log: each thread has its own log of its calls on a runtime
+ * (runtime/logs.h): a failing call replaces it with its explanation, notes
  * of calls that succeed (cache trouble) are appended. The pointer from
- * tilecRuntimeGetLog is valid until the next call on the runtime or its
- * modules (from any thread), like NVRTC's log.
+ * tilecRuntimeGetLog is valid until the thread's next call on the runtime
+ * or its modules, like NVRTC's log. A thread that has made no call on it
+ * gets a copy of the runtime's latest log, whichever thread's (a failed
+ * tilecRuntimeCreate's explanation).
  *
  * A runtime that fails to be created is still returned (unless memory runs
  * out), holding only its log: tilecRuntimeGetLog explains the failure,
@@ -39,6 +42,7 @@
 #include "runtime/programs.h"
 #include "runtime/stage.h"
 #include "runtime/cuda_api.h"
+#include "runtime/logs.h"
 #include "runtime/ptxas.h"
 #include "runtime/runtime.h"
 #include "runtime/tmap.h"
@@ -62,7 +66,8 @@ struct tilecRuntime_st {
     int stage_failed; /* that load failed (noted once): no staging */
     TcSettings settings; /* runtime/settings.h: staging, ptxas, the JIT's options, persistent blocks, tuning */
     TcCache *cache;
-    StrBuf log;
+    StrBuf log;       /* the latest log of any thread's call (runtime/logs.h: each thread reads its own) */
+    uint64_t log_id;  /* its threads' logs' key */
     char label[320]; /* "NVIDIA H200 (sm_90)" */
     unsigned refs;   /* the user's handle + one per loaded module */
     struct {         /* autotuning choices (runtime/autotune.c), the latest kept */
@@ -129,20 +134,39 @@ const char *tilecVersion(void) { return "tilec " TILEC_VERSION " (LLVM " TILEC_L
 
 /* ---- runtimes ------------------------------------------------------------------- */
 
-/* A failing call: msg replaces the runtime's log. */
+/* The log of a call: msg replaces the log (failed) or is appended to it
+ * (succeeded; a note that repeats must not grow it forever), the calling
+ * thread's and the runtime's latest. */
+static void put_log(StrBuf *log, int replace, const char *text, size_t n)
+{
+    if (replace || log->oom || log->len > 65536) {
+        sb_free(log);
+        sb_init(log);
+    }
+    sb_putn(log, text, n);
+}
+
+static void log_call(tilecRuntime rt, int replace, const char *text, size_t n)
+{
+    StrBuf *mine = tc_thread_log(rt->log_id, 1);
+    if (mine)
+        put_log(mine, replace, text, n);
+    pthread_mutex_lock(&rt->mu);
+    put_log(&rt->log, replace, text, n);
+    pthread_mutex_unlock(&rt->mu);
+}
+
+/* A failing call: msg replaces the log. */
 static tilecResult rt_fail(tilecRuntime rt, tilecResult t, StrBuf *msg)
 {
-    pthread_mutex_lock(&rt->mu);
-    if (rt->log.oom)
-        sb_free(&rt->log);
-    rt->log.len = 0;
-    if (rt->log.data)
-        rt->log.data[0] = 0;
-    if (msg->len)
-        sb_putn(&rt->log, msg->data, msg->len);
-    else
-        sb_printf(&rt->log, "%s\n", tilecGetErrorString(t));
-    pthread_mutex_unlock(&rt->mu);
+    if (!msg->len)
+        sb_printf(msg, "%s\n", tilecGetErrorString(t));
+    if (msg->oom) {
+        sb_free(msg);
+        sb_init(msg);
+        sb_printf(msg, "%s (and out of memory for the rest of the log)\n", tilecGetErrorString(t));
+    }
+    log_call(rt, 1, msg->data ? msg->data : "", msg->len);
     sb_free(msg);
     return t;
 }
@@ -165,13 +189,8 @@ static tilecResult rt_done(tilecRuntime rt, tilecResult t, StrBuf *msg)
 {
     if (t != TILEC_SUCCESS)
         return rt_fail(rt, t, msg);
-    if (msg->len) {
-        pthread_mutex_lock(&rt->mu);
-        if (rt->log.len > 65536) /* a note that repeats must not grow it forever */
-            rt->log.len = 0;
-        sb_putn(&rt->log, msg->data, msg->len);
-        pthread_mutex_unlock(&rt->mu);
-    }
+    if (msg->len && !msg->oom)
+        log_call(rt, 0, msg->data, msg->len);
     sb_free(msg);
     return t;
 }
@@ -250,6 +269,7 @@ static void rt_release(tilecRuntime rt)
         cu_device_close(&rt->dev);
     tc_settings_free(&rt->settings);
     sb_free(&rt->log);
+    tc_thread_log_drop(rt->log_id);
     pthread_mutex_destroy(&rt->mu);
     free(rt);
 }
@@ -332,6 +352,7 @@ tilecResult tilecRuntimeCreateWithOptions(tilecRuntime *rtp, int device, int nop
         return TILEC_ERROR_OUT_OF_MEMORY;
     pthread_mutex_init(&rt->mu, NULL);
     sb_init(&rt->log);
+    rt->log_id = tc_log_id();
     rt->refs = 1;
     StrBuf msg;
     sb_init(&msg);
@@ -375,9 +396,13 @@ tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log)
 {
     if (!rt || !log)
         return tc_runtime_bad_arg(rt, "tilecRuntimeGetLog", "log is NULL");
-    pthread_mutex_lock(&rt->mu);
-    *log = rt->log.data ? rt->log.data : "";
-    pthread_mutex_unlock(&rt->mu);
+    StrBuf *mine = tc_thread_log(rt->log_id, 0);
+    if (!mine && (mine = tc_thread_log(rt->log_id, 1)) != NULL) { /* no call of this thread's yet */
+        pthread_mutex_lock(&rt->mu);
+        sb_putn(mine, rt->log.data ? rt->log.data : "", rt->log.len);
+        pthread_mutex_unlock(&rt->mu);
+    }
+    *log = mine && mine->data && !mine->oom ? mine->data : mine ? "" : "(out of memory for the log)\n";
     return TILEC_SUCCESS;
 }
 
@@ -406,6 +431,7 @@ tilecResult tilecRuntimeDestroy(tilecRuntime *rt)
 {
     if (!rt || !*rt)
         return TILEC_ERROR_INVALID_ARGUMENT;
+    tc_thread_log_drop((*rt)->log_id); /* (its modules' calls may start another) */
     rt_release(*rt);
     *rt = NULL;
     return TILEC_SUCCESS;

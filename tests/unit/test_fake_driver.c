@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,6 +590,84 @@ START_TEST(runtime_shared_by_threads)
 }
 END_TEST
 
+/* Each thread reads its own log: while another thread's failing launches
+ * (kernel names of growing length, so its log grows and is reallocated)
+ * go on, this thread's log still says why its own call failed, and the
+ * pointer it holds stays readable (ASan in CI). Before, one log served
+ * every thread: a reader got the other thread's messages, or freed memory
+ * (a review's finding, session 30). A thread that has made no call on the
+ * runtime gets its latest log. */
+typedef struct {
+    tilecModule m;
+    int n;
+    tilecResult r;
+    atomic_int started, done;
+} Failer;
+
+static void *fail_launches(void *arg)
+{
+    Failer *f = arg;
+    char name[2100];
+    const unsigned grid[3] = {1, 1, 1};
+    void *args[1] = {NULL};
+    atomic_store(&f->started, 1);
+    for (int i = 0; i < f->n; i++) {
+        int len = 1 + i % 2000;
+        memset(name, 'k', (size_t)len);
+        name[len] = 0;
+        if (i % 50 == 0) /* (the reader's turn, where threads take turns: valgrind) */
+            usleep(100);
+        f->r = tilecLaunch(f->m, name, grid, NULL, args);
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        if (f->r != TILEC_ERROR_NOT_FOUND || !strstr(log, "no kernel @k")) {
+            f->r = TILEC_ERROR_INVALID_ARGUMENT; /* (not the failure it should be, or not its log) */
+            break;
+        }
+    }
+    atomic_store(&f->done, 1);
+    return NULL;
+}
+
+static void *read_log(void *arg)
+{
+    const char **log = arg;
+    tilecRuntimeGetLog(rt, log);
+    return NULL;
+}
+
+START_TEST(threads_read_their_own_logs)
+{
+    tilecModule m = load(NULL);
+    tilecDevicePtr d = 0;
+    ck_assert_int_eq(tilecMalloc(rt, &d, 0), TILEC_ERROR_INVALID_ARGUMENT);
+    const char *mine = NULL;
+    tilecRuntimeGetLog(rt, &mine);
+    ck_assert_ptr_nonnull(strstr(mine, "tilecMalloc"));
+    Failer f = {.m = m, .n = 4000};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, fail_launches, &f), 0);
+    unsigned reads = 0, others = 0;
+    while (!atomic_load(&f.started))
+        ;
+    for (; !atomic_load(&f.done); reads++) {
+        const char *log = "";
+        tilecRuntimeGetLog(rt, &log);
+        others += log != mine || !strstr(log, "tilecMalloc") || strstr(log, "no kernel") != NULL;
+    }
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_msg(f.r == TILEC_ERROR_NOT_FOUND, "the failing thread's own log: %s", tilecGetErrorString(f.r));
+    ck_assert_msg(others == 0, "%u of %u reads were not this thread's log", others, reads);
+    ck_assert_uint_gt(reads, 0);
+    /* a thread without calls of its own: the runtime's latest log (the other thread's last failure) */
+    const char *fresh = NULL;
+    ck_assert_int_eq(pthread_create(&t, NULL, read_log, &fresh), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_ptr_nonnull(fresh);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+}
+END_TEST
+
 /* Whatever scalars and pointers a caller passes (negative or huge extents,
  * zero or short row strides, a null or misaligned base), a launch of the
  * GEMM returns, with success or an error, and the host side of it (tensor
@@ -824,6 +903,7 @@ int main(void)
     tcase_add_test(tc, cluster_persist_cap_whole_clusters);
     tcase_add_test(tc, autotune_loads_in_parallel);
     tcase_add_test(tc, runtime_shared_by_threads);
+    tcase_add_test(tc, threads_read_their_own_logs);
     tcase_add_test(tc, hostile_launch_arguments);
     tcase_add_test(tc, jit_error_is_named);
     tcase_add_test(tc, launch_and_memory_errors_are_named);
