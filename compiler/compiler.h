@@ -109,6 +109,10 @@ typedef struct {
                                 * reads what the PTX ISA leaves undefined. -fno-wgmma-serial at -O0 gives
                                 * the optimized pipeline's structure in unoptimized IR, for reading it
                                 * (scripts/hosttrace.py), not PTX to run */
+    int wgmma_preround_a;      /* default on (-fno-wgmma-preround-a: experimental, bench/NOTES.md v33): a
+                                * tf32-rna launch that pre-rounds copies A rounded as well as B; off, only B
+                                * is copied rounded, and the entry for rounded views has its rounding
+                                * warpgroup round A in shared memory, as the kernel's own entry does */
     int wgmma_preround_b;      /* default on (-fno-wgmma-preround-b: experimental, 10-20% slower at 8192^3
                                 * on an H100, bench/NOTES.md v30): a tf32-rna launch
                                 * that pre-rounds (runtime/stage.h) copies B rounded as well as A, and the

@@ -434,18 +434,22 @@ static void describe_tmaps(Lower *L, const char *kernel, uint32_t nparams, const
         sb_printf(&b, "// tilec: %s: @%s for launches whose views that may come rounded to tf32 all do (rna; flag "
                       "bits 16 + i set): it does not round them%s\n",
                   kernel, tir_str(L->m, L->k->name),
-                  L->o->wgmma_preround_b ? "" : " (B, which comes as it is, is rounded in the consumers' registers)");
+                  !L->o->wgmma_preround_b   ? " (B, which comes as it is, is rounded in the consumers' registers)"
+                  : !L->o->wgmma_preround_a ? " (A, which comes as it is, is rounded in shared memory)"
+                                            : "");
     if (!b.oom)
         LLVMAppendModuleInlineAsm(L->mod, b.data, b.len);
     sb_free(&b);
 }
 
 /* Whether a launch may pass the dot's views rounded (Lower.tmaps_round):
- * A's, and B's unless only A is to be (-fno-wgmma-preround-b: B's map has
- * no TcTmap.round, wgmma_tma_maps). */
+ * A's and B's, or one of them where only it is to be (-fno-wgmma-preround-b,
+ * -fno-wgmma-preround-a: the other's map has no TcTmap.round,
+ * wgmma_tma_maps). */
 static int tmaps_roundable(const TcOptions *o, uint32_t ntmaps, const TcTmap *t)
 {
-    return ntmaps >= 2 && t[0].round && (t[1].round || !o->wgmma_preround_b);
+    return ntmaps >= 2 && (t[0].round || t[1].round) && (t[0].round || !o->wgmma_preround_a) &&
+           (t[1].round || !o->wgmma_preround_b);
 }
 
 /* Starts the body of fn (the kernel's entry, or a role's function with the

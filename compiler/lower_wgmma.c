@@ -684,9 +684,10 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
                 P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",
-                !P->pre                        ? ""
-                : P->L->o->wgmma_preround_b ? "; a second entry point for launches that pass A and B rounded (no rounding then)"
-                                            : "; a second entry point for launches that pass A rounded (B rounded in registers)",
+                !P->pre                      ? ""
+                : !P->L->o->wgmma_preround_b ? "; a second entry point for launches that pass A rounded (B rounded in registers)"
+                : !P->L->o->wgmma_preround_a ? "; a second entry point for launches that pass B rounded (A rounded in shared memory)"
+                                             : "; a second entry point for launches that pass A and B rounded (no rounding then)",
                 P->cluster ? "; clusters of 2 blocks along x sharing B's copies (-fwgmma-cluster, experimental)"
                            : "");
 }

@@ -472,11 +472,13 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
      * truncate) and ieee (the FMA consumers read fp32) */
     /* tf32-rne's TMA copies round (TFLOAT32 maps): with TMA only, nothing is left to round */
     int rne_by_tma = P->tma_only && P->prec == PREC_TF32_RNE;
-    uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE || (P->pre && L->rounded_views) || rne_by_tma
+    uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE ||
+                              (P->pre && L->rounded_views && L->o->wgmma_preround_a) || rne_by_tma
                           ? 0
                           : P->bm * ROW_BYTES / 16 / WARPGROUP;
     /* tf32-rne's TMA copies rounded both tiles already (-fno-wgmma-tma-direct);
-     * tf32-rna's entry for views that come rounded (P->pre) has none to round */
+     * tf32-rna's entry for views that come rounded (P->pre) has none to round
+     * (but A where only B comes rounded, -fno-wgmma-preround-a) */
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE && !rne_by_tma
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;

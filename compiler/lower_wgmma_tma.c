@@ -205,11 +205,13 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0]) ||
         !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1]))
         return 0;
-    /* the swapped product's rounding (lower_wgmma_swapped.c); B's only where the launch is to
-     * round B too (-fno-wgmma-preround-b: both entries round its fragments in registers) */
+    /* the swapped product's rounding (lower_wgmma_swapped.c), of the views the launch is to round
+     * (-fno-wgmma-preround-b: both entries round B's fragments in registers; -fno-wgmma-preround-a:
+     * both round A in shared memory) */
     if (elem == ELEM_F32 && p == PREC_TF32_RNA)
-        for (int i = 0; i < (o->wgmma_preround_b ? 2 : 1); i++)
-            maps[i].round = roundable(m, &m->insts[tir_value_def_inst(m, da[i])], &maps[i]);
+        for (int i = 0; i < 2; i++)
+            if (i ? o->wgmma_preround_b : o->wgmma_preround_a)
+                maps[i].round = roundable(m, &m->insts[tir_value_def_inst(m, da[i])], &maps[i]);
     /* the loop walks A's columns and B's rows (k) */
     maps[0].walk = 1;
     maps[0].across = (uint16_t)bm;

@@ -202,6 +202,8 @@ int main(void)
         {128, 128, 8, "-fno-wgmma-roles"},
         {128, 256, 8, "-fno-wgmma-preround-b"}, /* A alone comes rounded; both entries round B */
         {128, 128, 8, "-fno-wgmma-preround-b"},
+        {128, 256, 8, "-fno-wgmma-preround-a"}, /* B alone comes rounded; both entries round A */
+        {128, 128, 8, "-fno-wgmma-preround-a"},
     };
     static const Shape shapes[] = {
         {384, 512, 256, 256, 512, 512, 0},  /* aligned: only pre-rounding stages */

@@ -309,6 +309,8 @@ START_TEST(launch_copies_views_first)
         {"--precision=tf32-rne", NULL, 4096, 0, 1, "mm", NULL, 0x7},
         /* A alone copied rounded: its rounded bit alone, and the entry that takes A as it comes */
         {"--precision=tf32-rna", NULL, 4096, 0, 2, "tilec_stage_b32_rna mm$rounded", "-fno-wgmma-preround-b", 0x10007},
+        /* B alone copied rounded: its rounded bit alone, and the entry that rounds A in shared memory */
+        {"--precision=tf32-rna", NULL, 4096, 0, 2, "tilec_stage_b32_rna mm$rounded", "-fno-wgmma-preround-a", 0x20007},
     };
     setenv("FAKE_CUDA_WATCH_PARAM", "mm:12", 1); /* 9 declared parameters, 3 maps (the JIT stores C by TMA), then the flags */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
