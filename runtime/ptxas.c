@@ -115,7 +115,12 @@ tilecResult ptxas_compile(const char *ptxas, const char *ptx, size_t len, int cc
 {
     *cubin = NULL;
     *cubin_len = 0;
-    char arch[32], dir[] = "/tmp/tilec-ptxas-XXXXXX", in[64], out[64], msgs[64], archopt[48], split[32];
+    enum { PATH = 4096 };
+    char arch[32], dir[PATH], in[PATH + 16], out[PATH + 16], msgs[PATH + 16], archopt[48], split[32];
+    const char *tmp = getenv("TMPDIR"); /* (as ptxas itself, and mkstemp's callers, take it) */
+    if (!tmp || !tmp[0] || strlen(tmp) > PATH - 32)
+        tmp = "/tmp";
+    snprintf(dir, sizeof dir, "%s/tilec-ptxas-XXXXXX", tmp);
     if (!ptx_target(ptx, len, arch, sizeof arch)) {
         sb_puts(log, "ptxas: the PTX names no .target\n");
         return TILEC_ERROR_JIT;

@@ -20,7 +20,8 @@
  * driver's JIT. */
 const char *ptxas_path(void);
 
-/* Runs `ptxas -arch=sm_<cc> -O3` on ptx in a private temporary directory,
+/* Runs `ptxas -arch=sm_<cc> -O3` on ptx in a private temporary directory
+ * (under $TMPDIR, else /tmp),
  * for the device's compute capability (a cubin runs only there; an
  * arch-specific target, sm_90a, keeps its suffix); *cubin (malloc'ed) and
  * *cubin_len on success. On failure TILEC_ERROR_JIT with ptxas's messages

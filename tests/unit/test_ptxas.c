@@ -171,7 +171,8 @@ END_TEST
 /* A ptxas that writes a broken cubin and fails (a script): TILEC_ERROR_JIT
  * with its message; and the same where the host ignores SIGCHLD, so that
  * the child is reaped before waitpid sees its status (ECHILD): a failure
- * too, never the broken cubin as a success (a review's finding, session 30). */
+ * too, never the broken cubin as a success (a review's finding, session 30).
+ * Its files go under $TMPDIR where that is set. */
 START_TEST(failing_ptxas_fails)
 {
     char dir[] = "/tmp/tilec-test-bad-ptxas-XXXXXX", script[96];
@@ -179,8 +180,9 @@ START_TEST(failing_ptxas_fails)
     snprintf(script, sizeof script, "%s/ptxas", dir);
     FILE *f = fopen(script, "w");
     ck_assert_ptr_nonnull(f);
-    fprintf(f, "#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && echo broken > \"$2\"; shift; done\n"
-               "echo 'ptxas fatal   : the script fails'\nexit 2\n");
+    fprintf(f, "#!/bin/sh\necho \"$*\" > %s/args\n"
+               "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && echo broken > \"$2\"; shift; done\n"
+               "echo 'ptxas fatal   : the script fails'\nexit 2\n", dir);
     fclose(f);
     chmod(script, 0700);
     int before = temp_dirs();
@@ -198,8 +200,27 @@ START_TEST(failing_ptxas_fails)
     }
     signal(SIGCHLD, SIG_DFL);
     ck_assert_int_eq(temp_dirs(), before);
+    /* its temporary files under $TMPDIR where that is set */
+    char args[128], line[512];
+    snprintf(args, sizeof args, "%s/args", dir);
+    setenv("TMPDIR", dir, 1);
+    StrBuf log;
+    sb_init(&log);
+    void *cubin = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
+    unsetenv("TMPDIR");
+    sb_free(&log);
+    f = fopen(args, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    fclose(f);
+    char want[128];
+    snprintf(want, sizeof want, "%s/tilec-ptxas-", dir);
+    ck_assert_msg(strstr(line, want) != NULL, "ptxas ran on '%s', not under $TMPDIR %s", line, dir);
+    remove(args);
     remove(script);
-    rmdir(dir);
+    ck_assert_int_eq(rmdir(dir), 0); /* (nothing of ptxas's left in it) */
 }
 END_TEST
 
