@@ -736,10 +736,6 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE && P.bm <= 128;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
         P.b128 = P.tma && L->o->wgmma_tma_b128;
-        /* not persistent: direct skips full[] under TMA, and a program without TMA would
-         * then wait on phases of full[] that the ones before skipped */
-        P.direct = P.tma && L->o->wgmma_tma_direct && !L->persist &&
-                   (P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE);
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;
         /* where the consumers round B for tf32-rne (no TMA), a cvt.rn.tf32
@@ -772,12 +768,20 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     if (P.tma && L->o->wgmma_tma_only && (P.swapped || P.ss))
         P.tma_only = wg_tma_boxes_aligned(m, loop, &m->insts[tir_value_def_inst(m, da[0])],
                                           &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128);
+    /* a launch may pass tf32-rna's views rounded: a second entry point for them */
+    P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.round_b;
+    /* -fwgmma-tma-direct: the consumers wait on the copies' landed[] themselves where nothing is
+     * left to round under TMA (tf32-trunc, tf32-rne, tf32-rna's entry for views that all come
+     * rounded); persistent only with TMA only (direct skips full[] under TMA, so a program without
+     * TMA would wait on phases of full[] that the ones before skipped) */
+    int nothing_to_round = P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE ||
+                           (P.pre && L->rounded_views && L->o->wgmma_preround_a && L->o->wgmma_preround_b);
+    P.direct = P.swapped && P.tma && L->o->wgmma_tma_direct && (!L->persist || P.tma_only) && !L->cluster &&
+               nothing_to_round;
     /* lower.c decided it (wg_cluster_refusal: implies P.swapped, P.b128 and P.tma_only) */
     P.cluster = L->cluster && P.swapped && P.b128 && P.tma_only;
     if (L->cluster && !P.cluster)
         lw_error(L, (TirLoc){0}, "internal error: -fwgmma-cluster applied to a pipeline it does not fit");
-    /* a launch may pass tf32-rna's views rounded: a second entry point for them */
-    P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.direct && !P.round_b;
     /* the entry for rounded views takes B as it loads only where the launch rounds B too */
     P.b_ready = P.round_b || (P.pre && L->rounded_views && L->o->wgmma_preround_b);
     return P;

@@ -204,6 +204,9 @@ int main(void)
         {128, 128, 8, "-fno-wgmma-preround-b"},
         {128, 256, 8, "-fno-wgmma-preround-a"}, /* B alone comes rounded; both entries round A */
         {128, 128, 8, "-fno-wgmma-preround-a"},
+        /* through the JIT (TILEC_TEST_LOAD=source: TMA only) the rounded entry's consumers wait on
+         * the TMA's landed[] themselves; compiled, persistent, the option changes nothing */
+        {128, 256, 8, "-fwgmma-tma-direct"},
     };
     static const Shape shapes[] = {
         {384, 512, 256, 256, 512, 512, 0},  /* aligned: only pre-rounding stages */
