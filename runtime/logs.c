@@ -23,12 +23,16 @@ static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int key_ok;
 
+/* (runs in the exiting thread: a call from a destructor that runs after
+ * it starts a new table, which the key's next round frees) */
 static void free_logs(void *p)
 {
     ThreadLogs *t = p;
     for (unsigned i = 0; i < TC_THREAD_LOGS; i++)
         sb_free(&t->slot[i].log);
     free(t);
+    if (mine == t)
+        mine = NULL;
 }
 
 static void make_key(void) { key_ok = pthread_key_create(&key, free_logs) == 0; }
