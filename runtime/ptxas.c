@@ -115,7 +115,7 @@ tilecResult ptxas_compile(const char *ptxas, const char *ptx, size_t len, int cc
 {
     *cubin = NULL;
     *cubin_len = 0;
-    enum { PATH = 4096 };
+    enum { PATH = 1024 }; /* (on the caller's stack: a longer $TMPDIR falls back to /tmp) */
     char arch[32], dir[PATH], in[PATH + 16], out[PATH + 16], msgs[PATH + 16], archopt[48], split[32];
     const char *tmp = getenv("TMPDIR"); /* (as ptxas itself, and mkstemp's callers, take it) */
     if (!tmp || !tmp[0] || strlen(tmp) > PATH - 32)
