@@ -3,7 +3,7 @@
  * rounding and inline PTX. Element-wise work happens in whatever layout the
  * operands already have (an accumulator stays in its MMA registers for an
  * epilogue); f16/bf16 arithmetic is done in f32 and rounded back, which is
- * correctly rounded for + - * / sqrt.
+ * correctly rounded for + - * / sqrt (fma: the 16-bit fma itself).
  */
 #include "compiler/lower.h"
 #include "ir/exp_f32.h"
@@ -13,6 +13,34 @@
 #define M_TF32 0xFFFFE000u
 
 static LLVMValueRef ci32(Lower *L, uint32_t v) { return lw_const_i32(L, (int32_t)v); }
+
+/* An integer to bf16, rounded once to nearest even where the target has
+ * no conversion of its own (sm_80: LLVM goes through f32, rounding twice,
+ * 1 ulp off for integers past 2^24 that land on a tie; a review's finding).
+ * The magnitude is cut to its top 24 bits with the rest OR'ed into the
+ * last (round to odd), which f32 holds exactly, and f32 -> bf16 then rounds
+ * as one rounding of the integer would. */
+static LLVMValueRef int_to_bf16(Lower *L, LLVMValueRef x)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef i64 = L->t_i64;
+    if (LLVMTypeOf(x) != i64)
+        x = LLVMBuildSExt(b, x, i64, "");
+    LLVMValueRef no = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
+    LLVMValueRef ua[2] = {x, no}; /* |INT64_MIN| is 2^63 as unsigned */
+    LLVMValueRef u = lw_call(L, "llvm.abs", &i64, 1, ua, 2);
+    LLVMValueRef za[2] = {u, no};
+    LLVMValueRef lz = lw_call(L, "llvm.ctlz", &i64, 1, za, 2);
+    LLVMValueRef sh = LLVMBuildSub(b, lw_const_i64(L, 40), lz, ""); /* bits below the top 24 */
+    sh = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, sh, lw_const_i64(L, 0), ""), sh, lw_const_i64(L, 0), "");
+    LLVMValueRef one = lw_const_i64(L, 1), low = LLVMBuildSub(b, LLVMBuildShl(b, one, sh, ""), one, "");
+    LLVMValueRef sticky = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, u, low, ""), lw_const_i64(L, 0), "");
+    LLVMValueRef odd = LLVMBuildSelect(b, sticky, LLVMBuildShl(b, one, sh, ""), lw_const_i64(L, 0), "");
+    u = LLVMBuildOr(b, LLVMBuildAnd(b, u, LLVMBuildNot(b, low, ""), ""), odd, "");
+    LLVMValueRef f = LLVMBuildUIToFP(b, u, L->t_f32, ""); /* exact: 24 bits */
+    f = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, lw_const_i64(L, 0), ""), LLVMBuildFNeg(b, f, ""), f, "");
+    return LLVMBuildFPTrunc(b, f, lw_elem_type(L, ELEM_BF16), "");
+}
 
 LLVMValueRef ew_convert(Lower *L, LLVMValueRef x, TirElem from, TirElem to)
 {
@@ -28,8 +56,11 @@ LLVMValueRef ew_convert(Lower *L, LLVMValueRef x, TirElem from, TirElem to)
             return LLVMBuildFPExt(b, x, t, "");
         return LLVMBuildFPTrunc(b, x, t, "");
     }
-    if (!ff && tf)
+    if (!ff && tf) {
+        if (to == ELEM_BF16 && L->o->arch != ARCH_SM90A)
+            return int_to_bf16(L, x);
         return LLVMBuildSIToFP(b, x, t, "");
+    }
     if (ff && !tf) { /* truncate toward zero, saturate, NaN -> 0 */
         if (from != ELEM_F32)
             x = LLVMBuildFPExt(b, x, L->t_f32, "");
@@ -172,6 +203,11 @@ LLVMValueRef ew_apply(Lower *L, TirOp op, TirElem e, LLVMValueRef *x, int n, con
 {
     if (!tir_elem_is_float(e))
         return int_op(L, op, x, in);
+    if (op == OP_FMA && e != ELEM_F32) { /* one rounding: the 16-bit fma (fma.rn.f16 / .bf16), not an
+                                          * f32 fma rounded again (1 ulp off at ties, a review's finding) */
+        LLVMTypeRef t = lw_elem_type(L, e);
+        return lw_call(L, "llvm.fma", &t, 1, x, 3);
+    }
     LLVMValueRef w[3];
     for (int k = 0; k < n && k < 3; k++)
         w[k] = ew_convert(L, x[k], e, ELEM_F32);

@@ -5,6 +5,8 @@
  *   - an element-wise zoo (float and integer arithmetic, casts, splat, full,
  *     broadcast, reductions, TF32 rounding, mask_nonfinite) over data with
  *     NaN, Inf, -0, subnormals and huge values, on both targets;
+ *   - fma on f16 and bf16 tiles and integer -> bf16 casts at inputs where
+ *     rounding twice is 1 ulp off;
  *   - examples/matmul_bias_relu.tir in ieee precision (same FMA order on
  *     both sides, so bit-identical) on a shape with partial tiles;
  *   - RNA rounding written as inline PTX before a tf32-trunc dot against the
@@ -177,6 +179,73 @@ static void test_zoo(tilecRuntime rt, const char *arch, uint64_t seed)
     free(X), free(Yg), free(Yc), free(I), free(Jg), free(Jc);
 }
 
+/* ---- one rounding for 16-bit fma and integer -> bf16 ---- */
+
+/* fma on f16 and bf16 tiles rounds once, and an integer cast to bf16 rounds
+ * once on sm_80 too (where it has no conversion of its own): lanes 0-5
+ * hold inputs where rounding twice is 1 ulp off (a review's finding,
+ * session 30), the rest random ones; bitwise against the executor. */
+static const char *sixteen_src =
+    "kernel @h16(%X: ptr<f32>, %Y: ptr<f32>, %Z: ptr<f32>, %I: ptr<i32>, %L: ptr<i64>, %O: ptr<f32>)"
+    " grid(1, 1) warps(1) {\n"
+    "  %vx = view %X [1, 64] strides [64, 1]\n  %vy = view %Y [1, 64] strides [64, 1]\n"
+    "  %vz = view %Z [1, 64] strides [64, 1]\n  %vi = view %I [1, 64] strides [64, 1]\n"
+    "  %vl = view %L [1, 64] strides [64, 1]\n  %vo = view %O [4, 64] strides [64, 1]\n"
+    "  %x = load %vx[0, 0] : tile<1x64xf32>\n  %y = load %vy[0, 0] : tile<1x64xf32>\n"
+    "  %z = load %vz[0, 0] : tile<1x64xf32>\n"
+    "  %xh = cast %x : tile<1x64xf16>\n  %yh = cast %y : tile<1x64xf16>\n  %zh = cast %z : tile<1x64xf16>\n"
+    "  %fh = fma %xh, %yh, %zh\n  %fh32 = cast %fh : tile<1x64xf32>\n  store %fh32, %vo[0, 0]\n"
+    "  %xb = cast %x : tile<1x64xbf16>\n  %yb = cast %y : tile<1x64xbf16>\n  %zb = cast %z : tile<1x64xbf16>\n"
+    "  %fb = fma %xb, %yb, %zb\n  %fb32 = cast %fb : tile<1x64xf32>\n  store %fb32, %vo[1, 0]\n"
+    "  %i = load %vi[0, 0] : tile<1x64xi32>\n  %ib = cast %i : tile<1x64xbf16>\n"
+    "  %ib32 = cast %ib : tile<1x64xf32>\n  store %ib32, %vo[2, 0]\n"
+    "  %l = load %vl[0, 0] : tile<1x64xi64>\n  %lb = cast %l : tile<1x64xbf16>\n"
+    "  %lb32 = cast %lb : tile<1x64xf32>\n  store %lb32, %vo[3, 0]\n"
+    "}\n";
+
+static void test_sixteen_bit(tilecRuntime rt, const char *arch, uint64_t seed)
+{
+    float X[64], Y[64], Z[64], Og[256], Oc[256];
+    int32_t I[64];
+    int64_t L[64];
+    uint64_t st = seed;
+    for (int k = 0; k < 64; k++) {
+        X[k] = special(&st), Y[k] = special(&st), Z[k] = special(&st);
+        I[k] = (int32_t)gpu_rand_next(&st);
+        L[k] = (int64_t)gpu_rand_next(&st) >> (gpu_rand_next(&st) % 40);
+    }
+    /* f16: (1 + 2^-7)(1 - 2^-7)2^-11 + (1 + 2^-10) lies 2^-25 below a tie of f16 */
+    X[0] = 1.0078125f, Y[0] = 0.000484466552734375f, Z[0] = 1.0009765625f;
+    /* bf16: 384 * 380 = 145920, a tie of bf16, and 2^-7 half an f32 ulp there */
+    X[1] = 384.0f, Y[1] = 380.0f, Z[1] = 0.0078125f;
+    static const int32_t ties32[] = {16842753, -16842753, 33685505, INT32_MIN, INT32_MAX};
+    static const int64_t ties64[] = {(1ll << 40) + (1ll << 32) + 1, (1ll << 31) + (1ll << 23) + 1, INT64_MIN, INT64_MAX,
+                                     -((1ll << 40) + (1ll << 32) + 1)};
+    for (int k = 0; k < 5; k++)
+        I[k] = ties32[k], L[k] = ties64[k];
+    for (int k = 0; k < 256; k++)
+        Og[k] = Oc[k] = NAN;
+    const char *opt = arch;
+    tilecModule mod = gpu_load(rt, sixteen_src, "h16.tir", 1, &opt);
+    tilecDevicePtr dx = gpu_upload(rt, X, sizeof X), dy = gpu_upload(rt, Y, sizeof Y), dz = gpu_upload(rt, Z, sizeof Z);
+    tilecDevicePtr di = gpu_upload(rt, I, sizeof I), dl = gpu_upload(rt, L, sizeof L), dout = gpu_upload(rt, Og, sizeof Og);
+    void *gargs[] = {&dx, &dy, &dz, &di, &dl, &dout};
+    GPU_CHECK(rt, tilecLaunch(mod, "h16", NULL, NULL, gargs));
+    gpu_download(rt, Og, dout, sizeof Og);
+    void *X_ = X, *Y_ = Y, *Z_ = Z, *I_ = I, *L_ = L, *O_ = Oc;
+    void *cargs[] = {&X_, &Y_, &Z_, &I_, &L_, &O_};
+    unsigned grid[3] = {1, 1, 1};
+    cpu_run(sixteen_src, PREC_TF32_RNA, grid, cargs);
+    static const char *const names[] = {"fma f16", "fma bf16", "cast i32 -> bf16", "cast i64 -> bf16"};
+    char what[96];
+    for (int r = 0; r < 4; r++) {
+        snprintf(what, sizeof what, "%s %s", arch + 7, names[r]);
+        compare(what, Og + 64 * r, Oc + 64 * r, 64);
+    }
+    tilecFree(rt, dx), tilecFree(rt, dy), tilecFree(rt, dz), tilecFree(rt, di), tilecFree(rt, dl), tilecFree(rt, dout);
+    tilecModuleUnload(&mod);
+}
+
 /* ---- GEMM + bias + ReLU (examples/matmul_bias_relu.tir) ---- */
 
 static void test_epilogue(tilecRuntime rt, const char *arch, uint64_t seed)
@@ -327,6 +396,7 @@ int main(void)
     static const char *const archs[] = {"--arch=sm_80", "--arch=sm_90a"};
     for (int a = 0; a < 2; a++) {
         test_zoo(rt, archs[a], seed);
+        test_sixteen_bit(rt, archs[a], seed);
         test_epilogue(rt, archs[a], seed);
         test_inline_rna(rt, archs[a], seed);
     }
