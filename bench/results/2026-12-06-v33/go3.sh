@@ -1,14 +1,15 @@
-# Session 30, third device call (build 30f0a57 + -fwgmma-tma-direct where TMA only, carry/p8.tar.xz):
+# Session 30, third device call (build 30f0a57 + -fwgmma-tma-direct where TMA only, carry/p9.tar.xz):
 # the consumers waiting on the TMA's landed[] themselves (no relay through the rounding warpgroup)
 # in the JIT's TMA-only kernels, persistent now too, and in tf32-rna's rounded entry. First
 # gpu_test_gemm's quick set through the JIT with the option, then the A/B: default against
 # -fwgmma-tma-direct, tf32-rne and tf32-rna 128x256 g8 at 4096³ and 8192³, three interleaved
-# processes a variant, cuBLAS TF32 in each. carry ["carry/p8.tar.xz"].
-B=/tmp/p8; rm -rf $B; mkdir -p $B; tar -C $B -xJf carry/p8.tar.xz
+# processes a variant, cuBLAS TF32 in each. carry ["carry/p9.tar.xz"].
+B=/tmp/p9; rm -rf $B; mkdir -p $B; tar -C $B -xJf carry/p9.tar.xz
 export LD_LIBRARY_PATH=$B/bin TILEC_SOURCE_DIR=$PWD PATH=/usr/local/cuda/bin:$PATH CUDA_CACHE_DISABLE=1
 S=$SECONDS
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
 t() { echo "== $* t=$((SECONDS-S))"; }
+t ops; TILEC_GPU_QUICK=1 timeout 60 $B/bin/gpu_test_ops > $OUT/ops.log 2>&1; echo "rc=$?"; grep -E 'fma|bf16|FAIL|PASS' $OUT/ops.log | tail -12
 t preround; TILEC_TEST_LOAD=source TILEC_GPU_QUICK=1 timeout 60 $B/bin/gpu_test_preround > $OUT/preround_src.log 2>&1; echo "rc=$?"; grep -E 'FAIL|PASS' $OUT/preround_src.log | tail -2
 t gemm; TILEC_TEST_LOAD=source TILEC_TEST_COPT=-fwgmma-tma-direct TILEC_GPU_QUICK=1 timeout 120 $B/bin/gpu_test_gemm > $OUT/gemm_direct.log 2>&1; echo "rc=$?"; grep -c ': ok' $OUT/gemm_direct.log; grep -E 'FAIL|failing' $OUT/gemm_direct.log | head -3
 for r in 1 2 3; do
