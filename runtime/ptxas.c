@@ -3,17 +3,31 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
 enum { PTXAS_MAX_THREADS = 8 }; /* --split-compile: at most one thread per entry point, and this many */
+
+static atomic_uint timeout_ms = 600000;
+
+void ptxas_set_timeout_ms(unsigned ms) { atomic_store(&timeout_ms, ms ? ms : 1); }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 const char *ptxas_path(void)
 {
@@ -98,10 +112,23 @@ static int run(const char *ptxas, char *const argv[], const char *msgs, StrBuf *
         sb_printf(log, "ptxas: cannot run %s: %s\n", ptxas, strerror(e));
         return -1;
     }
+    /* polled, so that a ptxas that hangs is stopped (a failure: the driver's JIT takes over) */
     int status = 0;
     pid_t w;
-    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-        ;
+    unsigned limit = atomic_load(&timeout_ms);
+    double t0 = now_ms();
+    struct timespec nap = {0, 100000}; /* 0.1 ms, doubling to 2 ms: what a JIT's ptxas (~100 ms) can lose */
+    while ((w = waitpid(pid, &status, WNOHANG)) == 0 || (w < 0 && errno == EINTR)) {
+        if (now_ms() - t0 > limit) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            sb_printf(log, "ptxas: no result after %.1f s: stopped\n", limit / 1e3);
+            return -1;
+        }
+        nanosleep(&nap, NULL);
+        nap.tv_nsec = nap.tv_nsec * 2 < 2000000 ? nap.tv_nsec * 2 : 2000000;
+    }
     if (w < 0) { /* (a host that ignores SIGCHLD reaps its children itself: ECHILD) the exit unknown, so
                   * nothing ptxas left is trusted, and the driver's JIT takes over */
         sb_printf(log, "ptxas: its exit status is unknown (waitpid: %s)\n", strerror(errno));

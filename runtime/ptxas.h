@@ -26,6 +26,11 @@ const char *ptxas_path(void);
  * arch-specific target, sm_90a, keeps its suffix); *cubin (malloc'ed) and
  * *cubin_len on success. On failure TILEC_ERROR_JIT with ptxas's messages
  * in log. */
+/* ptxas runs at most this long before it is stopped (a failure, with a
+ * note in the log: the driver's JIT takes over); 10 minutes unless a test
+ * says otherwise. */
+void ptxas_set_timeout_ms(unsigned ms);
+
 tilecResult ptxas_compile(const char *ptxas, const char *ptx, size_t len, int cc_major, int cc_minor, void **cubin,
                           size_t *cubin_len, StrBuf *log);
 

@@ -5,7 +5,8 @@
  * message from bad PTX, no temporary files left behind; PTX with several
  * entry points compiled with --split-compile, and again without it by a
  * ptxas that does not know the option; a ptxas that fails is a failure
- * even where the host ignores SIGCHLD (its exit status then unknown).
+ * even where the host ignores SIGCHLD (its exit status then unknown), and
+ * one that hangs is stopped.
  * Without an installed ptxas only the cases with scripts for ptxas run: the
  * test then reports itself skipped (77).
  */
@@ -16,6 +17,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/ptxas.h"
@@ -224,12 +226,44 @@ START_TEST(failing_ptxas_fails)
 }
 END_TEST
 
+/* A ptxas that hangs is stopped after the time allowed (shortened here):
+ * TILEC_ERROR_JIT with a note, no temporary files left, in about that time. */
+START_TEST(hung_ptxas_is_stopped)
+{
+    char dir[] = "/tmp/tilec-test-hung-ptxas-XXXXXX", script[96];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(script, sizeof script, "%s/ptxas", dir);
+    FILE *f = fopen(script, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\nexec sleep 30\n");
+    fclose(f);
+    chmod(script, 0700);
+    int before = temp_dirs();
+    ptxas_set_timeout_ms(300);
+    StrBuf log;
+    sb_init(&log);
+    void *cubin = NULL;
+    size_t len = 0;
+    time_t t0 = time(NULL);
+    ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
+    ck_assert_int_le(time(NULL) - t0, 10);
+    ck_assert_ptr_null(cubin);
+    ck_assert_ptr_nonnull(strstr(log.data, "no result after 0.3 s"));
+    ptxas_set_timeout_ms(600000);
+    sb_free(&log);
+    ck_assert_int_eq(temp_dirs(), before);
+    remove(script);
+    rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ptxas");
     TCase *tc = tcase_create("ptxas");
     tcase_add_test(tc, picks_the_ptxas);
     tcase_add_test(tc, failing_ptxas_fails);
+    tcase_add_test(tc, hung_ptxas_is_stopped);
     unsetenv("TILEC_PTXAS");
     int have = ptxas_path() != NULL;
     if (have)
