@@ -191,6 +191,9 @@ static tilecResult rt_done(tilecRuntime rt, tilecResult t, StrBuf *msg)
         return rt_fail(rt, t, msg);
     if (msg->len && !msg->oom)
         log_call(rt, 0, msg->data, msg->len);
+    else /* the thread has a log of this runtime now, empty where nothing was said: never another
+          * thread's (tilecRuntimeGetLog's copy is for threads that have made no call) */
+        (void)tc_thread_log(rt->log_id, 1);
     sb_free(msg);
     return t;
 }
@@ -402,7 +405,7 @@ tilecResult tilecRuntimeGetLog(tilecRuntime rt, const char **log)
         sb_putn(mine, rt->log.data ? rt->log.data : "", rt->log.len);
         pthread_mutex_unlock(&rt->mu);
     }
-    *log = mine && mine->data && !mine->oom ? mine->data : mine ? "" : "(out of memory for the log)\n";
+    *log = !mine || mine->oom ? "(out of memory for the log)\n" : mine->data ? mine->data : "";
     return TILEC_SUCCESS;
 }
 

@@ -134,6 +134,8 @@ static int run(const char *ptxas, char *const argv[], const char *msgs, StrBuf *
         sb_printf(log, "ptxas: its exit status is unknown (waitpid: %s)\n", strerror(errno));
         return -1;
     }
+    if (WIFSIGNALED(status))
+        sb_printf(log, "ptxas: killed by signal %d\n", WTERMSIG(status));
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -9,17 +9,16 @@ set -u
 command -v readelf >/dev/null || { echo "SKIP: readelf missing"; exit 77; }
 bad=0
 for f in "$@"; do
-  for p in $(readelf -d "$f" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p'); do
-    IFS=: read -r -a parts <<< "$p:"  # (the trailing ':' keeps a last empty entry)
-    n=$(awk -F: '{print NF}' <<< "$p")
-    for ((i = 0; i < n; i++)); do
-      e=${parts[$i]:-}
+  while IFS= read -r p; do  # each RPATH / RUNPATH, empty ones included
+    rest=$p:
+    while [ -n "$rest" ]; do
+      e=${rest%%:*} rest=${rest#*:}
       case $e in
         /* | '$ORIGIN' | '$ORIGIN'/*) ;;
         *) echo "FAIL: $f: RUNPATH [$p] has the entry '$e' (the current directory, or relative to it)"; bad=1 ;;
       esac
     done
-  done
+  done < <(readelf -d "$f" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]$/\2/p')
 done
 [ $bad = 0 ] && echo "ok: $# files, no empty or relative RUNPATH entry"
 exit $bad

@@ -631,10 +631,20 @@ static void *fail_launches(void *arg)
     return NULL;
 }
 
+/* a thread's reading of rt's log, copied before the thread (and its log) ends */
 static void *read_log(void *arg)
 {
-    const char **log = arg;
-    tilecRuntimeGetLog(rt, log);
+    char *out = arg;
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    snprintf(out, 256, "%s", log);
+    return NULL;
+}
+
+static void *fail_malloc(void *arg)
+{
+    tilecDevicePtr d = 0;
+    *(tilecResult *)arg = tilecMalloc(rt, &d, 0);
     return NULL;
 }
 
@@ -662,11 +672,40 @@ START_TEST(threads_read_their_own_logs)
     ck_assert_msg(others == 0, "%u of %u reads were not this thread's log", others, reads);
     ck_assert_uint_gt(reads, 0);
     /* a thread without calls of its own: the runtime's latest log (the other thread's last failure) */
-    const char *fresh = NULL;
-    ck_assert_int_eq(pthread_create(&t, NULL, read_log, &fresh), 0);
+    char fresh[256] = "";
+    ck_assert_int_eq(pthread_create(&t, NULL, read_log, fresh), 0);
     ck_assert_int_eq(pthread_join(t, NULL), 0);
-    ck_assert_ptr_nonnull(fresh);
+    ck_assert_msg(strstr(fresh, "no kernel @k") != NULL, "a fresh thread read '%s'", fresh);
     ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    /* a thread whose calls all succeeded has an empty log, not another thread's failure */
+    ck_assert_int_eq(tilecRuntimeDestroy(&rt), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecRuntimeCreate(&rt, 0), TILEC_SUCCESS);
+    ck_assert_int_eq(tilecMalloc(rt, &d, 256), TILEC_SUCCESS);
+    tilecResult other = TILEC_SUCCESS;
+    ck_assert_int_eq(pthread_create(&t, NULL, fail_malloc, &other), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_int_eq(other, TILEC_ERROR_INVALID_ARGUMENT);
+    tilecRuntimeGetLog(rt, &mine);
+    ck_assert_msg(strstr(mine, "tilecMalloc") == NULL, "this thread's log says '%s'", mine);
+    ck_assert_int_eq(tilecFree(rt, d), TILEC_SUCCESS);
+    /* a thread's log of one runtime stays put while it calls forty others (no table of a fixed
+     * size giving it up: ASan in CI would see a read of freed memory) */
+    tilecRuntime a = NULL, more[40];
+    ck_assert_int_eq(tilecRuntimeCreate(&a, -1), TILEC_ERROR_INVALID_ARGUMENT);
+    const char *first = NULL;
+    tilecRuntimeGetLog(a, &first);
+    char kept[256];
+    snprintf(kept, sizeof kept, "%s", first);
+    ck_assert_ptr_nonnull(strstr(kept, "device -1"));
+    for (int k = 0; k < 40; k++)
+        ck_assert_int_eq(tilecRuntimeCreate(&more[k], -2 - k), TILEC_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(first, kept);
+    const char *again = NULL;
+    tilecRuntimeGetLog(a, &again);
+    ck_assert_str_eq(again, kept);
+    for (int k = 0; k < 40; k++)
+        tilecRuntimeDestroy(&more[k]);
+    tilecRuntimeDestroy(&a);
 }
 END_TEST
 

@@ -202,6 +202,24 @@ START_TEST(failing_ptxas_fails)
     }
     signal(SIGCHLD, SIG_DFL);
     ck_assert_int_eq(temp_dirs(), before);
+    /* one that dies of a signal: said so */
+    char dying[128];
+    snprintf(dying, sizeof dying, "%s/dying", dir);
+    f = fopen(dying, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\nkill -SEGV $$\n");
+    fclose(f);
+    chmod(dying, 0700);
+    {
+        StrBuf log;
+        sb_init(&log);
+        void *cubin = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(ptxas_compile(dying, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
+        ck_assert_msg(log.data && strstr(log.data, "killed by signal 11"), "log: %s", log.data ? log.data : "");
+        sb_free(&log);
+    }
+    remove(dying);
     /* its temporary files under $TMPDIR where that is set */
     char args[128], line[512];
     snprintf(args, sizeof args, "%s/args", dir);
