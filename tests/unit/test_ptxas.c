@@ -170,68 +170,66 @@ START_TEST(several_entries)
 }
 END_TEST
 
+/* A script in place of ptxas at path, body after its #! line. */
+static void make_script(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\n%s", body);
+    fclose(f);
+    chmod(path, 0700);
+}
+
+/* ptxas_compile with that script on good PTX: its result (never a cubin), its log in *log. */
+static tilecResult run_script(const char *script, StrBuf *log)
+{
+    void *cubin = NULL;
+    size_t len = 0;
+    sb_init(log);
+    tilecResult r = ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, log);
+    ck_assert_ptr_null(cubin);
+    return r;
+}
+
 /* A ptxas that writes a broken cubin and fails (a script): TILEC_ERROR_JIT
  * with its message; and the same where the host ignores SIGCHLD, so that
  * the child is reaped before waitpid sees its status (ECHILD): a failure
  * too, never the broken cubin as a success (a review's finding, session 30).
- * Its files go under $TMPDIR where that is set. */
+ * One killed by a signal says so. Its files go under $TMPDIR where that is
+ * set. */
 START_TEST(failing_ptxas_fails)
 {
-    char dir[] = "/tmp/tilec-test-bad-ptxas-XXXXXX", script[96];
+    char dir[] = "/tmp/tilec-test-bad-ptxas-XXXXXX", script[96], dying[96], args[96], body[256], line[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(script, sizeof script, "%s/ptxas", dir);
-    FILE *f = fopen(script, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "#!/bin/sh\necho \"$*\" > %s/args\n"
-               "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && echo broken > \"$2\"; shift; done\n"
-               "echo 'ptxas fatal   : the script fails'\nexit 2\n", dir);
-    fclose(f);
-    chmod(script, 0700);
+    snprintf(dying, sizeof dying, "%s/dying", dir);
+    snprintf(args, sizeof args, "%s/args", dir);
+    snprintf(body, sizeof body,
+             "echo \"$*\" > %s\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && echo broken > \"$2\"; shift; done\n"
+             "echo 'ptxas fatal   : the script fails'\nexit 2\n",
+             args);
+    make_script(script, body);
+    make_script(dying, "kill -SEGV $$\n");
     int before = temp_dirs();
+    StrBuf log;
     for (int ignore = 0; ignore < 2; ignore++) {
         if (ignore)
             signal(SIGCHLD, SIG_IGN);
-        StrBuf log;
-        sb_init(&log);
-        void *cubin = NULL;
-        size_t len = 0;
-        ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
-        ck_assert_ptr_null(cubin);
+        ck_assert_int_eq(run_script(script, &log), TILEC_ERROR_JIT);
         ck_assert_ptr_nonnull(strstr(log.data, ignore ? "exit status is unknown" : "the script fails"));
         sb_free(&log);
     }
     signal(SIGCHLD, SIG_DFL);
+    ck_assert_int_eq(run_script(dying, &log), TILEC_ERROR_JIT);
+    ck_assert_msg(log.data && strstr(log.data, "killed by signal 11"), "log: %s", log.data ? log.data : "");
+    sb_free(&log);
     ck_assert_int_eq(temp_dirs(), before);
-    /* one that dies of a signal: said so */
-    char dying[128];
-    snprintf(dying, sizeof dying, "%s/dying", dir);
-    f = fopen(dying, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "#!/bin/sh\nkill -SEGV $$\n");
-    fclose(f);
-    chmod(dying, 0700);
-    {
-        StrBuf log;
-        sb_init(&log);
-        void *cubin = NULL;
-        size_t len = 0;
-        ck_assert_int_eq(ptxas_compile(dying, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
-        ck_assert_msg(log.data && strstr(log.data, "killed by signal 11"), "log: %s", log.data ? log.data : "");
-        sb_free(&log);
-    }
-    remove(dying);
     /* its temporary files under $TMPDIR where that is set */
-    char args[128], line[512];
-    snprintf(args, sizeof args, "%s/args", dir);
     setenv("TMPDIR", dir, 1);
-    StrBuf log;
-    sb_init(&log);
-    void *cubin = NULL;
-    size_t len = 0;
-    ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
+    ck_assert_int_eq(run_script(script, &log), TILEC_ERROR_JIT);
     unsetenv("TMPDIR");
     sb_free(&log);
-    f = fopen(args, "r");
+    FILE *f = fopen(args, "r");
     ck_assert_ptr_nonnull(f);
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     fclose(f);
@@ -240,6 +238,7 @@ START_TEST(failing_ptxas_fails)
     ck_assert_msg(strstr(line, want) != NULL, "ptxas ran on '%s', not under $TMPDIR %s", line, dir);
     remove(args);
     remove(script);
+    remove(dying);
     ck_assert_int_eq(rmdir(dir), 0); /* (nothing of ptxas's left in it) */
 }
 END_TEST
@@ -251,21 +250,13 @@ START_TEST(hung_ptxas_is_stopped)
     char dir[] = "/tmp/tilec-test-hung-ptxas-XXXXXX", script[96];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(script, sizeof script, "%s/ptxas", dir);
-    FILE *f = fopen(script, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "#!/bin/sh\nexec sleep 30\n");
-    fclose(f);
-    chmod(script, 0700);
+    make_script(script, "exec sleep 30\n");
     int before = temp_dirs();
     ptxas_set_timeout_ms(300);
     StrBuf log;
-    sb_init(&log);
-    void *cubin = NULL;
-    size_t len = 0;
     time_t t0 = time(NULL);
-    ck_assert_int_eq(ptxas_compile(script, good, strlen(good), 9, 0, &cubin, &len, &log), TILEC_ERROR_JIT);
+    ck_assert_int_eq(run_script(script, &log), TILEC_ERROR_JIT);
     ck_assert_int_le(time(NULL) - t0, 10);
-    ck_assert_ptr_null(cubin);
     ck_assert_ptr_nonnull(strstr(log.data, "no result after 0.3 s"));
     ptxas_set_timeout_ms(600000);
     sb_free(&log);
