@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const struct {
     TcArch arch;
@@ -98,13 +97,6 @@ static void init_nvptx(void)
 
 void tc_codegen_init(void) { pthread_once(&init_once, init_nvptx); }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static char *take_message(char *msg)
 {
     char *s = strdup(msg ? msg : "");
@@ -165,7 +157,7 @@ int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
     LLVMSetModuleDataLayout(mod, dl);
     LLVMDisposeTargetData(dl);
 
-    double t0 = now_ms();
+    double t0 = tc_now_ms();
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
     LLVMErrorRef perr = LLVMRunPasses(mod, pipelines[L->o->opt_level & 3], tm, pbo);
     LLVMDisposePassBuilderOptions(pbo);
@@ -176,11 +168,11 @@ int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
         LLVMDisposeErrorMessage(msg);
         rc = -1;
     }
-    out->ms_opt = now_ms() - t0;
+    out->ms_opt = tc_now_ms() - t0;
     if (L->o->keep_llvm_ir)
         out->llvm_ir = take_message(LLVMPrintModuleToString(mod));
 
-    t0 = now_ms();
+    t0 = tc_now_ms();
     LLVMMemoryBufferRef buf = NULL;
     if (rc == 0 && LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &buf)) {
         diag_error(L->d, (TirLoc){0}, "PTX emission failed: %s", err ? err : "?");
@@ -202,7 +194,7 @@ int tc_codegen(Lower *L, LLVMModuleRef mod, TcLowered *out)
      * at the driver instead of reaching a peer block that does not exist) */
     if (rc == 0 && L->cluster && out->ptx && insert_after_line(&out->ptx, ".maxntid", ".reqnctapercluster 2, 1, 1\n"))
         rc = -1;
-    out->ms_codegen = now_ms() - t0;
+    out->ms_codegen = tc_now_ms() - t0;
     LLVMDisposeTargetMachine(tm);
     return rc;
 }

@@ -296,6 +296,9 @@ typedef struct {
     unsigned nentries, threads; /* the PTX entry points, and the threads that compiled them */
 } TcResult;
 
+/* Milliseconds on the monotonic clock: the stage times above, ptxas's time limit. */
+double tc_now_ms(void);
+
 /* Runs the whole pipeline on .tir source. Returns 0 on success; otherwise
  * nonzero with diagnostics in log. Thread-safe (no global mutable state
  * besides LLVM's one-time target initialization). On failure, whatever

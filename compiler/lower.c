@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef void (*LowerFn)(Lower *L, uint32_t inst);
 static const LowerFn lower_table[OP_COUNT] = {
@@ -663,13 +662,6 @@ static int lower_kernel(Lower *L, uint32_t ki, TcKernelInfo *info)
  * value is DICompileUnit::DebugDirectivesOnly, which LLVM casts through. */
 #define DEBUG_DIRECTIVES_ONLY ((LLVMDWARFEmissionKind)3)
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* LLVM reports some errors in what the user wrote (an inline_ptx template
  * its asm printer cannot expand, e.g. "${0:q}") through the context's
  * diagnostic handler; without one it prints them and calls exit(1), which
@@ -718,7 +710,7 @@ int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int roun
                    TcKernelInfo *info, Diag *d)
 {
     memset(out, 0, sizeof *out);
-    double t0 = now_ms();
+    double t0 = tc_now_ms();
     Lower L = {.m = m, .o = o, .d = d, .rounded_views = rounded, .part = part};
     L.ctx = LLVMContextCreate();
     LLVMContextSetDiagnosticHandler(L.ctx, llvm_diagnostic, &L);
@@ -768,7 +760,7 @@ int lw_lower_entry(const TirModule *m, const TcOptions *o, uint32_t ki, int roun
         LLVMDisposeDIBuilder(L.dib);
     }
     int empty = rc == 0 && !lw_keep_part(&L); /* a part with nothing to compile: no PTX */
-    out->ms_lower = now_ms() - t0;
+    out->ms_lower = tc_now_ms() - t0;
     if (rc == 0 && !empty) {
         char *err = NULL;
         if (LLVMVerifyModule(L.mod, LLVMReturnStatusAction, &err)) {

@@ -33,9 +33,9 @@ static LLVMValueRef int_to_bf16(Lower *L, LLVMValueRef x)
     LLVMValueRef lz = lw_call(L, "llvm.ctlz", &i64, 1, za, 2);
     LLVMValueRef sh = LLVMBuildSub(b, lw_const_i64(L, 40), lz, ""); /* bits below the top 24 */
     sh = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, sh, lw_const_i64(L, 0), ""), sh, lw_const_i64(L, 0), "");
-    LLVMValueRef one = lw_const_i64(L, 1), low = LLVMBuildSub(b, LLVMBuildShl(b, one, sh, ""), one, "");
+    LLVMValueRef bit = LLVMBuildShl(b, lw_const_i64(L, 1), sh, ""), low = LLVMBuildSub(b, bit, lw_const_i64(L, 1), "");
     LLVMValueRef sticky = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, u, low, ""), lw_const_i64(L, 0), "");
-    LLVMValueRef odd = LLVMBuildSelect(b, sticky, LLVMBuildShl(b, one, sh, ""), lw_const_i64(L, 0), "");
+    LLVMValueRef odd = LLVMBuildSelect(b, sticky, bit, lw_const_i64(L, 0), "");
     u = LLVMBuildOr(b, LLVMBuildAnd(b, u, LLVMBuildNot(b, low, ""), ""), odd, "");
     LLVMValueRef f = LLVMBuildUIToFP(b, u, L->t_f32, ""); /* exact: 24 bits */
     f = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, lw_const_i64(L, 0), ""), LLVMBuildFNeg(b, f, ""), f, "");

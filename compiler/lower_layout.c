@@ -394,11 +394,23 @@ LLVMValueRef *lw_relayout_band(Lower *L, LLVMValueRef *regs, const Layout *from,
     return out;
 }
 
+/* A whole tile of type t held as regs in layout `from`, in layout `to`:
+ * through shared memory (rows padded), between barriers. */
+static LLVMValueRef *relayout_tile(Lower *L, LLVMValueRef *regs, const Layout *from, const Layout *to, TirType t)
+{
+    TirElem e = (TirElem)t.elem;
+    uint32_t ld = pitch(t.dim[1], e);
+    LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(t));
+    lw_barrier(L);
+    smem_store_tile(L, base, ld, regs, from, e);
+    lw_barrier(L);
+    return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
+}
+
 LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)
 {
     const LVal *lv = lw_val(L, v);
     TirType t = tir_value_type(L->m, v);
-    TirElem e = (TirElem)t.elem;
     uint32_t n = layout_nregs(to);
     if (lv->kind == LV_TILE && layout_eq(&lv->lay, to))
         return lv->regs;
@@ -419,22 +431,10 @@ LLVMValueRef *lw_tile_in(Lower *L, uint32_t v, const Layout *to)
         }
         if (src->kind != LV_TILE)
             goto bad;
-        uint32_t ld = pitch(st.dim[1], e);
-        LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(st));
-        lw_barrier(L);
-        smem_store_tile(L, base, ld, src->regs, &src->lay, e);
-        lw_barrier(L);
-        LLVMValueRef *regs = smem_load_tile(L, base, ld, st.dim[0], st.dim[1], to, e);
-        return regs;
+        return relayout_tile(L, src->regs, &src->lay, to, st);
     }
-    if (lv->kind == LV_TILE) {
-        uint32_t ld = pitch(t.dim[1], e);
-        LLVMValueRef base = smem_ptr(L, lw_relayout_bytes(t));
-        lw_barrier(L);
-        smem_store_tile(L, base, ld, lv->regs, &lv->lay, e);
-        lw_barrier(L);
-        return smem_load_tile(L, base, ld, t.dim[0], t.dim[1], to, e);
-    }
+    if (lv->kind == LV_TILE)
+        return relayout_tile(L, lv->regs, &lv->lay, to, t);
 bad:
     lw_error(L, (TirLoc){0}, "internal error: value %%%u used before it was lowered", v);
     return NULL;

@@ -774,16 +774,18 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * left to round under TMA (tf32-trunc, tf32-rne, tf32-rna's entry for views that all come
      * rounded); persistent only with TMA only (direct skips full[] under TMA, so a program without
      * TMA would wait on phases of full[] that the ones before skipped) */
-    int nothing_to_round = P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE ||
-                           (P.pre && L->rounded_views && L->o->wgmma_preround_a && L->o->wgmma_preround_b);
+    /* the entry for rounded views: which of A and B come so (the others are rounded as they load) */
+    int a_pre = P.pre && L->rounded_views && L->o->wgmma_preround_a;
+    int b_pre = P.pre && L->rounded_views && L->o->wgmma_preround_b;
+    P.a_ready = a_pre;
+    P.b_ready = P.round_b || b_pre;
+    int nothing_to_round = P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE || (a_pre && b_pre);
     P.direct = P.swapped && P.tma && L->o->wgmma_tma_direct && (!L->persist || P.tma_only) && !L->cluster &&
                nothing_to_round;
     /* lower.c decided it (wg_cluster_refusal: implies P.swapped, P.b128 and P.tma_only) */
     P.cluster = L->cluster && P.swapped && P.b128 && P.tma_only;
     if (L->cluster && !P.cluster)
         lw_error(L, (TirLoc){0}, "internal error: -fwgmma-cluster applied to a pipeline it does not fit");
-    /* the entry for rounded views takes B as it loads only where the launch rounds B too */
-    P.b_ready = P.round_b || (P.pre && L->rounded_views && L->o->wgmma_preround_b);
     return P;
 }
 

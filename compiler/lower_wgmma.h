@@ -45,6 +45,7 @@ typedef struct {
     int roles;            /* two producer warpgroups: one copies, the other rounds (-fno-wgmma-roles) */
     int round_b;          /* -fwgmma-round-b (with roles, tf32-rna/rne): B rounded in place by the
                            * rounding warpgroup, not by the consumers as they load it */
+    int a_ready;          /* A comes rounded: the entry for rounded views, unless -fno-wgmma-preround-a */
     int b_ready;          /* the consumers take B's fragments as they load them: round_b, or the
                            * entry for views that come rounded (pre) */
     int split;            /* a stage's wgmmas in two groups, the second's fragments loaded

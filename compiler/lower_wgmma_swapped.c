@@ -473,7 +473,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     /* tf32-rne's TMA copies round (TFLOAT32 maps): with TMA only, nothing is left to round */
     int rne_by_tma = P->tma_only && P->prec == PREC_TF32_RNE;
     uint32_t chunks = P->prec == PREC_TF32_TRUNC || P->prec == PREC_IEEE ||
-                              (P->pre && L->rounded_views && L->o->wgmma_preround_a) || rne_by_tma
+                              P->a_ready || rne_by_tma
                           ? 0
                           : P->bm * ROW_BYTES / 16 / WARPGROUP;
     /* tf32-rne's TMA copies rounded both tiles already (-fno-wgmma-tma-direct);

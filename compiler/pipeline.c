@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now_ms(void)
+double tc_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -82,20 +82,20 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     }
 
     /* each stage's time, also where it fails (--time) */
-    double t0 = now_ms();
+    double t0 = tc_now_ms();
     if (tir_parse_defs(m, src, len, &opts->defines, &d) != 0 || d.nerrors || verify_after(m, opts, "parse", &d)) {
-        out->ms_parse = now_ms() - t0;
+        out->ms_parse = tc_now_ms() - t0;
         goto done;
     }
     out->tir_input = print_module(m);
     dump(m, opts, "parse", &passes);
-    out->ms_parse = now_ms() - t0;
+    out->ms_parse = tc_now_ms() - t0;
     if (opts->stop_after == TC_STOP_PARSE) {
         rc = 0;
         goto done;
     }
 
-    t0 = now_ms();
+    t0 = tc_now_ms();
     int bad = pass_wgmma(m, opts, &d) != 0 || verify_after(m, opts, "wgmma", &d);
     if (!bad) {
         dump(m, opts, "wgmma", &passes);
@@ -109,7 +109,7 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
         dump(m, opts, "prefetch", &passes);
     if (!bad)
         out->tir = print_module(m);
-    out->ms_passes = now_ms() - t0;
+    out->ms_passes = tc_now_ms() - t0;
     if (bad || opts->stop_after == TC_STOP_PASSES) {
         rc = bad ? -1 : 0;
         goto done;

@@ -1,6 +1,8 @@
 /* An external ptxas, run as a child process (runtime/ptxas.h). */
 #include "runtime/ptxas.h"
 
+#include "compiler/compiler.h" /* tc_now_ms */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -22,12 +24,6 @@ static atomic_uint timeout_ms = 600000;
 
 void ptxas_set_timeout_ms(unsigned ms) { atomic_store(&timeout_ms, ms ? ms : 1); }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 const char *ptxas_path(void)
 {
@@ -116,10 +112,10 @@ static int run(const char *ptxas, char *const argv[], const char *msgs, StrBuf *
     int status = 0;
     pid_t w;
     unsigned limit = atomic_load(&timeout_ms);
-    double t0 = now_ms();
+    double t0 = tc_now_ms();
     struct timespec nap = {0, 100000}; /* 0.1 ms, doubling to 2 ms: what a JIT's ptxas (~100 ms) can lose */
     while ((w = waitpid(pid, &status, WNOHANG)) == 0 || (w < 0 && errno == EINTR)) {
-        if (now_ms() - t0 > limit) {
+        if (tc_now_ms() - t0 > limit) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
