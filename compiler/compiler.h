@@ -30,6 +30,9 @@ typedef struct {
                                 * every step (else each does both for every other step) */
     int wgmma_round_b;         /* experimental (-fwgmma-round-b): with the roles, tf32-rna/rne, the rounding
                                 * warpgroup rounds B in place too, so the consumers only load it */
+    int wgmma_kmajor_b;        /* sm_90a (default on; -fno-wgmma-kmajor-b): a tf32 GEMM loop whose B is
+                                * K-major (its view's k stride the constant 1) copies B as it copies A and
+                                * takes both wgmma operands from shared memory (lower_wgmma_kmajor.c) */
     int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
                                 * consumers issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs, where a stage has 8 wgmmas or more */
@@ -346,6 +349,14 @@ uint32_t wgmma_producers(uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
 uint32_t wgmma_swapped_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);
 uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint32_t stages);
+/* B K-major (lower_wgmma_kmajor.c): where a tf32 loop's B load ldb reads a
+ * view whose k stride is the constant 1, with BM = 16 x warps and BN a
+ * multiple of 16 up to 256 (wgmma_kmajor_b_fits), and for kernel k's marked
+ * loop (wgmma_kmajor_b); its shared memory. */
+int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
+                        TirPrecision p, const TcOptions *o);
+int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o);
+uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
 /* The f16/bf16 pipeline's (lower_wgmma_ss.c): per stage BM rows of A and BN
  * columns of B, 128 bytes each (64 k); two barriers per stage. */
 uint32_t wgmma_ss_stage_bytes(uint32_t bm, uint32_t bn);

@@ -51,6 +51,10 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
     const TirInst *dot = wgmma_loop_dot(m, in);
     if (half_dot(m, dot))
         return ss_producers(k->warps * 32, dot->type.dim[1], o) * WARPGROUP;
+    if (o->wgmma_swapped && wgmma_kmajor_b(m, k, o))
+        return kmajor_producers(dot->type.dim[0], dot->type.dim[1], k->warps * 32, (TirPrecision)dot->ival,
+                                (uint32_t)in->ival, o->wgmma_one_producer) *
+               WARPGROUP;
     if (o->wgmma_swapped)
         return swapped_producers(dot->type.dim[0], dot->type.dim[1], k->warps * 32, (TirPrecision)dot->ival,
                                  (uint32_t)in->ival, o->wgmma_one_producer) *
@@ -62,6 +66,19 @@ int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *
 {
     const TirInst *in = wgmma_marked_loop(m, k);
     return in && !half_dot(m, wgmma_loop_dot(m, in)) && o->wgmma_swapped;
+}
+
+int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    const TirInst *f = wgmma_marked_loop(m, k);
+    if (!f)
+        return 0;
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    const uint32_t *da = tir_args(m, dot);
+    if (tir_value_type(m, da[0]).elem != ELEM_F32)
+        return 0;
+    return wgmma_kmajor_b_fits(m, &m->insts[tir_value_def_inst(m, da[1])], dot->type.dim[0], dot->type.dim[1],
+                               k->warps, (TirPrecision)dot->ival, o);
 }
 
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o)
@@ -374,33 +391,44 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
                     uint32_t nacc, int pending)
 {
     Lower *L = P->L;
-    uint32_t nin = 5 * n + 1;
+    uint32_t nin = 1;
+    for (uint32_t d = 0; d < n; d++)
+        nin += w[d].adesc ? 2 : 5;
     LLVMValueRef *in = lw_regs(L, nin);
     if (!in)
         return;
     StrBuf t, c;
     sb_init(&t);
     sb_init(&c);
-    uint32_t first_in = 2 * nacc, flag = 2 * nacc + 5 * n; /* operand numbers */
+    uint32_t o = 2 * nacc, flag = 2 * nacc + nin - 1; /* operand numbers */
     sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
               "\twgmma.fence.sync.aligned;\n", flag, flag);
-    for (uint32_t d = 0; d < n; d++) {
-        memcpy(&in[5 * d], w[d].a, sizeof w[d].a);
-        in[5 * d + 4] = w[d].desc;
+    for (uint32_t d = 0, x = 0; d < n; d++) {
         sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", wn);
-        for (uint32_t x = 0; x < per; x++)
-            sb_printf(&t, "%s$%u", x ? ", " : "", w[d].acc0 + x);
-        uint32_t o = first_in + 5 * d;
+        for (uint32_t r = 0; r < per; r++)
+            sb_printf(&t, "%s$%u", r ? ", " : "", w[d].acc0 + r);
+        if (w[d].adesc) { /* both operands from shared memory */
+            in[x++] = w[d].adesc;
+            in[x++] = w[d].desc;
+            sb_printf(&t, "}, $%u, $%u, %s, 1, 1;\n", o, o + 1, w[d].from_zero ? "P0" : "P1");
+            sb_puts(&c, ",l,l");
+            o += 2;
+            continue;
+        }
+        memcpy(&in[x], w[d].a, sizeof w[d].a);
+        in[x + 4] = w[d].desc;
+        x += 5;
         sb_printf(&t, "}, {$%u, $%u, $%u, $%u}, $%u, %s, 1, 1;\n", o, o + 1, o + 2, o + 3, o + 4,
                   w[d].from_zero ? "P0" : "P1");
         sb_puts(&c, ",r,r,r,r,l");
+        o += 5;
     }
     sb_puts(&t, "\twgmma.commit_group.sync.aligned;\n");
     if (pending != WG_NO_WAIT)
         sb_printf(&t, "\twgmma.wait_group.sync.aligned %d;\n", pending);
     sb_puts(&t, "\t}");
     sb_puts(&c, ",r");
-    in[5 * n] = c32(L, 1);
+    in[nin - 1] = c32(L, 1);
     if (t.oom || c.oom)
         lw_error(L, (TirLoc){0}, "out of memory while lowering");
     else
@@ -436,10 +464,10 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->cluster) /* the peer block, whose empty[] wg_release arrives on too: read once, not per release */
         P->peer = LLVMBuildXor(b, wg_cluster_rank(L), c32(L, 1), "peer");
     /* the stage before is released once the group after it is issued */
-    int overlap = P->k_overlap || (P->ss && !P->serial);
+    int overlap = P->k_overlap || ((P->ss || (P->bk && !P->bk_one_stage)) && !P->serial);
     if (P->ffma)
         ffma_frags(P);
-    else if (P->swapped && !P->ss)
+    else if (P->swapped && !P->ss && !P->bk)
         swapped_frags(P);
 
     Loop lp = wg_loop_open(L, "mma");
@@ -472,6 +500,8 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     }
     if (P->ss) {
         ss_stage(P, soff, cur, nacc, rel_addr, rel_if);
+    } else if (P->bk) {
+        kmajor_stage(P, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->k_overlap) {
         swapped_stage(P, s, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->ffma) {
@@ -637,7 +667,7 @@ static void pipe_consumers(Pipe *P, uint32_t init, uint32_t result)
     L->bar_threads = P->consumers;
     Layout lay = {.kind = LAYOUT_MMA, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1, .mt = 1,
                   .nt = P->bn / 8};
-    if (P->swapped) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
+    if (P->swapped && !P->bk) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
         lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1,
                        .mt = P->blocks, .nt = P->bm / 8, .nperm = (uint8_t)P->b128};
     if (P->ffma)
@@ -665,6 +695,12 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
 {
     int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
     const char *how = P->ss     ? "; both operands from shared memory as they lie"
+                      : P->bk   ? (P->prec == PREC_TF32_RNE && P->tma
+                                       ? "; B K-major: both operands from shared memory, the TMA copies round to "
+                                         "tf32 (the producers round where a launch gives no maps)"
+                                   : rounds ? "; B K-major: both operands from shared memory, rounded there by the "
+                                              "producers"
+                                            : "; B K-major: both operands from shared memory")
                       : P->ffma ? "; FMA consumers reading fp32 from shared memory"
                       : !P->swapped ? (rounds ? "; B transposed and rounded (split) by the producers, A rounded by the "
                                                 "consumers in registers"
@@ -714,7 +750,10 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
         *smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
     } else if (P.swapped) {
-        P.producers = swapped_producers(P.bm, P.bn, P.consumers, P.prec, P.stages, L->o->wgmma_one_producer);
+        P.bk = wgmma_kmajor_b_fits(m, &m->insts[tir_value_def_inst(m, da[1])], P.bm, P.bn, P.consumers / 32, P.prec,
+                                   L->o);
+        P.producers = (P.bk ? kmajor_producers : swapped_producers)(P.bm, P.bn, P.consumers, P.prec, P.stages,
+                                                                    L->o->wgmma_one_producer);
         if (P.copies == 3 && P.producers != 1) /* x3_spare's named barrier counts one warpgroup */
             lw_error(L, (TirLoc){0}, "internal error: 3xtf32's swapped pipeline with %u producer warpgroups",
                      P.producers);
@@ -748,6 +787,12 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         if (P.prec == PREC_TF32_RNE && !P.round_b)
             P.k_overlap = 0;
         *smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
+        if (P.bk) { /* B's tile as A's: no fragments, no panels, nothing rounded by the consumers */
+            P.stage_bytes = (P.bm + P.bn) * ROW_BYTES;
+            *smem_bytes = wgmma_kmajor_smem_bytes(P.bm, P.bn, P.stages);
+            P.blocks = 0;
+            P.split = P.b128 = P.round_b = P.k_overlap = 0; /* (a stage's group waits for the one before) */
+        }
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);
         P.stage_bytes = wgmma_stage_bytes(P.bm, P.bn, P.prec);
@@ -759,6 +804,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
     if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
         P.k_overlap = 0;
+    P.bk_one_stage = P.bk && !wgmma_hold_two_ok(P.stages, P.producers, P.roles);
     P.serial = L->o->wgmma_serial < 0 ? L->o->opt_level == 0 : L->o->wgmma_serial;
     if (P.serial)
         P.k_overlap = P.split = 0;
@@ -767,7 +813,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
     if (P.tma && L->o->wgmma_tma_only && (P.swapped || P.ss))
         P.tma_only = wg_tma_boxes_aligned(m, loop, &m->insts[tir_value_def_inst(m, da[0])],
-                                          &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128);
+                                          &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128, P.bk);
     /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.round_b;
     /* -fwgmma-tma-direct: the consumers wait on the copies' landed[] themselves where nothing is
@@ -778,7 +824,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     int a_pre = P.pre && L->rounded_views && L->o->wgmma_preround_a;
     int b_pre = P.pre && L->rounded_views && L->o->wgmma_preround_b;
     P.a_ready = a_pre;
-    P.b_ready = P.round_b || b_pre;
+    P.b_ready = P.round_b || b_pre; /* P.bk: B comes rounded (its producers round it where not) */
     int nothing_to_round = P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE || (a_pre && b_pre);
     P.direct = P.swapped && P.tma && L->o->wgmma_tma_direct && (!L->persist || P.tma_only) && !L->cluster &&
                nothing_to_round;
@@ -828,6 +874,8 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     P.lo = lo;
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, elem), xb = lw_access(L, ldb, 0, elem);
+    if (P.bk) /* the producers copy B^T's K-major rows */
+        xb = kmajor_access(&xb);
     if (P.cluster && L->role != LW_CONSUMERS) /* (the producers' choice) */
         P.shares_b = wg_cluster_shares_b(L, tir_args(m, ldb)[2]);
     if (P.tma) {

@@ -60,6 +60,10 @@ typedef struct {
                            * next stage's first group */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
+    int bk;               /* swapped, B K-major (lower_wgmma_kmajor.c): B's tile copied (and rounded)
+                           * as A's, C = A B from two descriptors, C's MMA layout */
+    int bk_one_stage;     /* bk: the consumers wait for each stage's wgmmas before the next (where holding
+                           * two stages would deadlock the producers: wgmma_hold_two_ok) */
     TirElem elem;         /* ss: the inputs' element type */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */
     LLVMValueRef landed32; /* swapped: the barriers a stage's copies complete on */
@@ -105,11 +109,12 @@ typedef struct {
     LLVMValueRef i;
 } Loop;
 
-/* One wgmma of a group: its register operand (4 x i32), its shared-memory
- * operand's descriptor, the accumulators it updates (acc[acc0 ..]), and
+/* One wgmma of a group: its register operand (4 x i32) or A's descriptor, its
+ * shared-memory B operand's descriptor, the accumulators it updates (acc[acc0 ..]), and
  * whether it ignores their values (starts from zero). */
 typedef struct {
     LLVMValueRef a[4], desc;
+    LLVMValueRef adesc; /* else NULL: A's operand from shared memory by this descriptor, not a[] */
     uint32_t acc0;
     int from_zero;
 } Wgmma;
@@ -211,6 +216,16 @@ void swapped_frags(Pipe *P);
 void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                    LLVMValueRef rel_addr, LLVMValueRef rel_if);
 
+/* lower_wgmma_kmajor.c */
+/* The transpose of access x: B[K,N] as B^T[N,K], whose rows are K-major. */
+Access kmajor_access(const Access *x);
+uint32_t kmajor_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages,
+                          int one);
+/* One stage (ring offset soff) of C = A B; with k_overlap, the release of
+ * the stage before (rel_addr where rel_if holds) after its first group. */
+void kmajor_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
+                  LLVMValueRef rel_if);
+
 /* lower_wgmma_tma.c */
 /* i1: the launch's tensor maps were both encoded and the boxes' innermost
  * coordinates (A's first k, B's first column) fall on 16 bytes (f32
@@ -221,7 +236,7 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
  * 16 bytes, and B's first column a known multiple of what its box needs
  * (a product with a constant, sums of such, constants). */
 int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
-                         int b128);
+                         int b128, int bk);
 /* i1: x .. x + n fit in i32 (x i64). */
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n);
 /* The tensor maps' addresses, once per producer thread. */

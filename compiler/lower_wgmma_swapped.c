@@ -246,35 +246,27 @@ static void b_panel_copies(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueR
     LLVMPositionBuilderAtEnd(b, join);
 }
 
-/* Step t's copies, by producer thread lt: its A chunks with cp.async into
- * the stage's A operand, already under the 128-byte swizzle (16 bytes where
- * the tile is 16-byte aligned and the row inside, else element by element);
- * B row lt / 4 raw into the stage's B tile, in one bulk copy by its first
- * thread, or a quarter each element by element. Every thread arrives on
- * landed[stage] once, when its cp.async copies are done; the bulk copies
- * complete their bytes there. */
-static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef t, LLVMValueRef lt)
+/* A K-major tile (A's; B's where P->bk) of `rows` rows at step k into the
+ * stage at shared address stage (its offset dst0 in ac): 16-byte cp.async
+ * into the 128-byte swizzle where the tile is 16-byte aligned and the row
+ * inside, else element by element. */
+static void ktile_copy(Pipe *P, const Access *xa, const ACopy *ac, uint32_t rows, LLVMValueRef k, LLVMValueRef stage)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    LLVMValueRef s = wg_wait_step(P, P->empty32, t, 1);
-    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
-    LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
-    LLVMValueRef bar = wg_bar_addr(L, P->landed32, s);
-
     LLVMValueRef fa = bulk_ok(L, xa, k, BK), pa = LLVMBuildGEP2(b, L->t_f32, ac->p0, &k, 1, "");
     LLVMValueRef adst = LLVMBuildAdd(b, stage, ac->dst0, "");
     /* the whole tile inside and aligned (every step but the edges): 16-byte
      * copies from a running pointer, nothing checked per row */
     LLVMValueRef whole = LLVMBuildAnd(b, fa, LLVMBuildICmp(b, LLVMIntSGE, xa->i0, c64(L, 0), ""), "");
-    whole = LLVMBuildAnd(b, whole, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xa->i0, c64(L, P->bm), ""), xa->d0, ""), "");
+    whole = LLVMBuildAnd(b, whole, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, xa->i0, c64(L, rows), ""), xa->d0, ""), "");
     LLVMBasicBlockRef wbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.whole");
     LLVMBasicBlockRef rbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.rows");
     LLVMBasicBlockRef adone = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "a.copied");
     LLVMBuildCondBr(b, whole, wbb, rbb);
     LLVMPositionBuilderAtEnd(b, wbb);
     LLVMValueRef pw = pa;
-    for (uint32_t q = 0; q < P->bm / 16; q++) {
+    for (uint32_t q = 0; q < rows / 16; q++) {
         if (q) {
             LLVMValueRef st = ac->step;
             pw = LLVMBuildGEP2(b, L->t_f32, pw, &st, 1, "");
@@ -295,7 +287,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     }
     Loop lq = wg_loop_open(L, "a.copy");
     LLVMValueRef q = lq.i;
-    wg_loop_test(L, &lq, c32(L, P->bm / 16));
+    wg_loop_test(L, &lq, c32(L, rows / 16));
     {
         LLVMValueRef row = LLVMBuildAdd(b, ac->row0, LLVMBuildShl(b, LLVMBuildZExt(b, q, L->t_i64, ""), c64(L, 4), ""), "");
         LLVMValueRef dst = LLVMBuildAdd(b, adst, LLVMBuildMul(b, q, c32(L, 16 * ROW_BYTES), ""), "");
@@ -333,7 +325,28 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     wg_loop_close(L, &lq);
     LLVMBuildBr(b, adone);
     LLVMPositionBuilderAtEnd(b, adone);
+}
 
+/* Step t's copies, by producer thread lt: its A chunks (ktile_copy; B's
+ * too where B is K-major, P->bk);
+ * B row lt / 4 raw into the stage's B tile, in one bulk copy by its first
+ * thread, or a quarter each element by element. Every thread arrives on
+ * landed[stage] once, when its cp.async copies are done; the bulk copies
+ * complete their bytes there. */
+static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef t, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef s = wg_wait_step(P, P->empty32, t, 1);
+    LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
+    LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
+    LLVMValueRef bar = wg_bar_addr(L, P->landed32, s);
+    ktile_copy(P, xa, &ac[0], P->bm, k, stage);
+    if (P->bk) { /* B^T's rows as A's (xb is the transpose, ac[1] its terms) */
+        ktile_copy(P, xb, &ac[1], P->bn, k, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""));
+        lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
+        return;
+    }
     if (P->tma) { /* the panel layout (the TMA's): no row is contiguous in it */
         b_panel_copies(P, xb, k, lt, LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), ""));
         lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
@@ -490,6 +503,17 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
             off[i] = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
         special = LLVMBuildOr(b, special, swp_round_chunks(P, off, n, P->bm * ROW_BYTES), "");
     }
+    if (P->bk && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) { /* B^T's rows as A's */
+        LLVMValueRef b0 = LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), "");
+        uint32_t chunks_b = P->bn * ROW_BYTES / 16 / WARPGROUP;
+        for (uint32_t i0 = 0; i0 < chunks_b; i0 += 4) {
+            LLVMValueRef off[4];
+            uint32_t n = chunks_b - i0 < 4 ? chunks_b - i0 : 4;
+            for (uint32_t i = 0; i < n; i++)
+                off[i] = LLVMBuildAdd(b, b0, c32(L, (i0 + i) * WARPGROUP * 16), "");
+            swp_round_chunks(P, off, n, 0);
+        }
+    }
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
         x3_spare(P, j, s, lt, off0, chunks, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
@@ -620,6 +644,14 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
     P->unaligned = 1;
 }
 
+/* The thread's copy terms: A's, and B's where it is K-major (P->bk: xb is
+ * its transpose). */
+static void copy_terms(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef lt, ACopy ac[2])
+{
+    ac[0] = a_copy_terms(P, xa, lt);
+    ac[1] = P->bk ? a_copy_terms(P, xb, lt) : ac[0];
+}
+
 /* The producer warpgroups. With roles (P->roles, the default for two
  * producer warpgroups) the first issues every step and the second finishes
  * every step: a stage is rounded as soon as it lands, not after the next
@@ -631,13 +663,14 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
     LLVMBuilderRef b = L->b;
     LLVMValueRef pwg, lt, mine;
     wg_producer_steps(P, &pwg, &lt, &mine);
+    ACopy ac[2];
     if (P->roles) {
-        ACopy ac = a_copy_terms(P, xa, lt);
+        copy_terms(P, xa, xb, lt, ac);
         LLVMBasicBlockRef ibb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.copier");
         LLVMBasicBlockRef fbb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.rounder");
         LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, pwg, c32(L, 0), ""), ibb, fbb);
         LLVMPositionBuilderAtEnd(b, ibb);
-        swp_issuing_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_ISSUE);
+        swp_issuing_steps(P, xa, xb, ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_ISSUE);
         LLVMPositionBuilderAtEnd(b, fbb);
         if (P->direct) { /* under TMA the rounder has nothing to do: left waiting on landed[], it
                           * would wait past the last step for a phase no copy completes */
@@ -645,12 +678,12 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
             wg_producer_exit(L);
             LLVMPositionBuilderAtEnd(b, rest);
         }
-        swp_steps(P, xa, xb, &ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_FINISH);
+        swp_steps(P, xa, xb, ac, c32(L, 0), 1, lt, P->nsteps, P->nsteps, 0, DO_FINISH);
         return;
     }
     LLVMValueRef total = LLVMBuildAdd(b, mine, c32(L, P->lag), "");
-    ACopy ac = a_copy_terms(P, xa, lt);
-    swp_issuing_steps(P, xa, xb, &ac, pwg, P->producers, lt, mine, total, P->lag, DO_ISSUE | DO_FINISH);
+    copy_terms(P, xa, xb, lt, ac);
+    swp_issuing_steps(P, xa, xb, ac, pwg, P->producers, lt, mine, total, P->lag, DO_ISSUE | DO_FINISH);
 }
 
 /* The wgmmas of k8 steps j0 .. j0+nk-1 of one stage, every block: block
@@ -668,6 +701,7 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
                 uint32_t ca = npairs == 3 ? wg_pairs3[p][0] : 0, cb = npairs == 3 ? wg_pairs3[p][1] : 0;
                 memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
                 w[d].desc = LLVMBuildAdd(P->L->b, da[ca], c64(P->L, j * 32 >> 4), "");
+                w[d].adesc = NULL;
                 w[d].acc0 = r * per;
                 w[d].from_zero = from_zero && j == j0 && p == 0;
             }

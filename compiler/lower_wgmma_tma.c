@@ -71,11 +71,12 @@ static uint32_t operand_uses(const TirModule *m, uint32_t v, uint32_t *as_view_o
 /* TcTmap.stage for the rank-2 view `view` (operands p, d0, d1, s0, s1)
  * whose map t is: p used by this view alone, the view only by loads, s0 a
  * parameter used by this view alone. */
-static uint8_t stageable(const TirModule *m, const TirInst *view, const TcTmap *t)
+static uint8_t stageable(const TirModule *m, const TirInst *view, const TcTmap *t, int trans)
 {
     const uint32_t *a = tir_args(m, view);
     uint32_t loads;
-    if (t->batched || t->s0.param < 0 || operand_uses(m, a[0], NULL) != 1 || operand_uses(m, a[3], NULL) != 1)
+    if (t->batched || t->s0.param < 0 || operand_uses(m, a[0], NULL) != 1 ||
+        operand_uses(m, a[trans ? 4 : 3], NULL) != 1)
         return 0;
     return operand_uses(m, view->result, &loads) == loads;
 }
@@ -91,32 +92,35 @@ static uint8_t roundable(const TirModule *m, const TirInst *ld, const TcTmap *t)
 }
 
 /* The map of the rank-2 or rank-3 view `view` of `elem`, if it can be one:
- * view operands p, [db,] d0, d1, [sb,] s0, s1. */
-static int tmap_of_view(const TirModule *m, uint32_t view, TirElem elem, TcTmap *t)
+ * view operands p, [db,] d0, d1, [sb,] s0, s1; with trans, of its transpose
+ * (a K-major B: d1 x d0, row stride s1, s0 the constant 1). */
+static int tmap_of_view(const TirModule *m, uint32_t view, TirElem elem, TcTmap *t, int trans)
 {
     const TirInst *v = &m->insts[tir_value_def_inst(m, view)];
     if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
         return 0;
     const uint32_t *a = tir_args(m, v);
     uint32_t r = (v->nargs - 1) / 2, o = r - 2; /* o = 1: batched */
+    uint32_t d0 = 1 + o + (trans != 0), d1 = 2 + o - (trans != 0), s0 = 1 + r + o + (trans != 0),
+             s1 = 2 + r + o - (trans != 0);
     const TirValue *base = &m->values[a[0]];
-    if (base->kind != VAL_PARAM || base->type.elem != elem || !tmap_scalar(m, a[1 + r + o + 1], &t->s1) ||
+    if (base->kind != VAL_PARAM || base->type.elem != elem || !tmap_scalar(m, a[s1], &t->s1) ||
         (t->s1.param < 0 && t->s1.value != 1))
         return 0;
     t->base_param = base->index;
     t->batched = (uint8_t)o;
     if (o && (!tmap_scalar(m, a[1], &t->db) || !tmap_scalar(m, a[1 + r], &t->sb)))
         return 0;
-    if (!tmap_scalar(m, a[1 + o], &t->d0) || !tmap_scalar(m, a[2 + o], &t->d1) || !tmap_scalar(m, a[1 + r + o], &t->s0))
+    if (!tmap_scalar(m, a[d0], &t->d0) || !tmap_scalar(m, a[d1], &t->d1) || !tmap_scalar(m, a[s0], &t->s0))
         return 0;
-    t->stage = t->store ? 0 : stageable(m, v, t);
+    t->stage = t->store ? 0 : stageable(m, v, t, trans);
     return 1;
 }
 
 /* The map of the view load `ld` reads. */
-static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcTmap *t)
+static int tmap_of_load(const TirModule *m, const TirInst *ld, TirElem elem, TcTmap *t, int trans)
 {
-    return tmap_of_view(m, tir_args(m, ld)[0], elem, t);
+    return tmap_of_view(m, tir_args(m, ld)[0], elem, t, trans);
 }
 
 uint32_t wgmma_tma_store_rows(const TirModule *m, const TirInst *f, const TcOptions *o, uint32_t *nbuf)
@@ -152,6 +156,8 @@ const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const 
         *why = "it takes the f32 pipeline's tf32 and 3xtf32 products with BN a multiple of 32";
     else if (o->wgmma_cluster)
         *why = "not with -fwgmma-cluster";
+    else if (wgmma_kmajor_b(m, k, o))
+        *why = "it takes the swapped product's accumulators (B is K-major here: C = A B, not C^T = B^T A^T)";
     else if (!wgmma_tma_store_rows(m, f, o, &nbuf))
         *why = "no buffer of 8 rows fits in shared memory beside the pipeline's stages (--stages=N: fewer)";
     if (*why)
@@ -187,7 +193,12 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     TirPrecision p = (TirPrecision)dot->ival;
     TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
-    if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels */
+    int bk = elem == ELEM_F32 && wgmma_kmajor_b(m, k, o);
+    if (bk) { /* B K-major (lower_wgmma_kmajor.c): B^T's rows as A's, a box of 32 k by BN rows */
+        uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
+        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
+        maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bn, 0}};
+    } else if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels */
         uint8_t t = elem == ELEM_BF16 ? TC_TMAP_BF16 : TC_TMAP_F16;
         maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {SS_BK, (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {64, SS_BK, 0}};
@@ -202,8 +213,8 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     } else {
         return 0;
     }
-    if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0]) ||
-        !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1]))
+    if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0], 0) ||
+        !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1], bk))
         return 0;
     /* the swapped product's rounding (lower_wgmma_swapped.c), of the views the launch is to round
      * (-fno-wgmma-preround-b: both entries round B's fragments in registers; -fno-wgmma-preround-a:
@@ -212,10 +223,10 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         for (int i = 0; i < 2; i++)
             if (i ? o->wgmma_preround_b : o->wgmma_preround_a)
                 maps[i].round = roundable(m, &m->insts[tir_value_def_inst(m, da[i])], &maps[i]);
-    /* the loop walks A's columns and B's rows (k) */
+    /* the loop walks A's columns and B's rows (k; B^T's columns) */
     maps[0].walk = 1;
     maps[0].across = (uint16_t)bm;
-    maps[1].walk = 0;
+    maps[1].walk = (uint8_t)bk;
     maps[1].across = (uint16_t)bn;
     const char *why;
     const TirInst *st = wgmma_tma_store_of(m, k, o, &why);
@@ -224,7 +235,7 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         return 2;
     maps[2] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = TC_TMAP_F32, .store = 1,
                        .box = {32, (uint16_t)wgmma_tma_store_rows(m, f, o, &nbuf), 0}};
-    return tmap_of_view(m, tir_args(m, st)[1], ELEM_F32, &maps[2]) ? 3 : 2;
+    return tmap_of_view(m, tir_args(m, st)[1], ELEM_F32, &maps[2], 0) ? 3 : 2;
 }
 
 /* The generic address of hidden parameter `param` (a tensor map the TMA
@@ -245,10 +256,10 @@ LLVMValueRef lw_tmap_addr(Lower *L, uint32_t param)
 /* The alignment, in elements, that a box's innermost coordinate needs (16
  * bytes): A's first k (*ka) and B's first column (*cb; f32 8-column panels:
  * a whole panel). */
-static void box_alignment(int ss, int b128, uint32_t *ka, uint32_t *cb)
+static void box_alignment(int ss, int b128, int bk, uint32_t *ka, uint32_t *cb)
 {
     *ka = ss ? 8 : 4;
-    *cb = ss ? 8 : b128 ? 4 : 8;
+    *cb = bk ? 1 : ss ? 8 : b128 ? 4 : 8; /* (bk: B's innermost coordinate is k, as A's) */
 }
 
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
@@ -262,8 +273,12 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
      * 1, bench/NOTES.md v10): A's first k, B's first column (f32 8-column
      * panels: a whole panel) */
     uint32_t ka, cb;
-    box_alignment(P->ss, P->b128, &ka, &cb);
+    box_alignment(P->ss, P->b128, P->bk, &ka, &cb);
     LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
+    if (P->bk) { /* xb is B's transpose: its rows (B's columns) start anywhere */
+        ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xa->i0, P->bm), "");
+        return LLVMBuildAnd(b, both, LLVMBuildAnd(b, ok, wg_fits_i32(L, xb->i0, P->bn), ""), "tma");
+    }
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xb->i1, c64(L, cb - 1), ""), c64(L, 0), ""), "");
     /* the boxes' coordinates are i32: a tile origin beyond it (an i64
      * index) would wrap onto real data instead of reading zeros (the loop's
@@ -310,11 +325,11 @@ static uint32_t known_zero_bits(const TirModule *m, uint32_t v, int depth)
 }
 
 int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
-                         int b128)
+                         int b128, int bk)
 {
     /* wg_tma_usable's test, proven: A's first k on ka elements, B's first column on cb */
     uint32_t ka, cb;
-    box_alignment(ss, b128, &ka, &cb);
+    box_alignment(ss, b128, bk, &ka, &cb);
     const uint32_t *lb = tir_args(m, ldb);
     if (lda->nargs != 3 || ldb->nargs != 3) /* a batched view: its batch's range is not known */
         return 0;
@@ -395,6 +410,11 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     LLVMValueRef ka[2] = {coord(L, k), coord(L, xa->i0)};
     tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);
     LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), "");
+    if (P->bk) { /* B^T's rows, as A's (xb is the transpose) */
+        LLVMValueRef kb[2] = {coord(L, k), coord(L, xb->i0)};
+        tma_box(L, bdst, P->tmap_b, kb, 2, P->batch_b, bar);
+        return;
+    }
     if (P->cluster) { /* this block's half of the panels, p % 2 == rank, to both blocks */
         LLVMBasicBlockRef shared = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.multicast");
         LLVMBasicBlockRef alone = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.own");

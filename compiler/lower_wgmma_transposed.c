@@ -451,6 +451,7 @@ static void mma_group(Pipe *P, LLVMValueRef a[3][4][4], uint32_t j0, uint32_t nk
             memcpy(w[d].a, a[ca][j], sizeof w[d].a);
             int64_t addb = ((int64_t)cb * P->bn * ROW_BYTES + j * 32) >> 4;
             w[d].desc = LLVMBuildAdd(P->L->b, db, c64(P->L, addb), "");
+            w[d].adesc = NULL;
             w[d].acc0 = 0;
             w[d].from_zero = from_zero && d == 0;
         }

@@ -41,7 +41,7 @@ static const char *kernel_fmt =
     "  %%m0 = mul %%pm, %d\n"
     "  %%n0 = mul %%pn, %d\n"
     "  %%va = view %%A [%%batch, %%M, %%K] strides [%%sab, %%sam, %%sak]\n"
-    "  %%vb = view %%B [%%batch, %%K, %%N] strides [%%sbb, %%sbk, %%sbn]\n"
+    "  %%vb = view %%B [%%batch, %%K, %%N] strides [%%sbb, %s, %%sbn]\n"
     "  %%vc = view %%C [%%batch, %%M, %%N] strides [%%scb, %%scm, %%scn]\n"
     "  %%z = zeros : tile<%dx%dxf32>\n"
     "  %%acc = for %%k = 0 to %%K step %d iter(%%c = %%z) {\n"
@@ -59,6 +59,7 @@ typedef struct {
     const char *arch;
     int bm, bn, bk, warps;
     const char *copt; /* more options, space-separated (NULL: none) */
+    int kmajor_b;     /* B's k stride the constant 1 in the kernel (B stored N x K: every shape's trans_b) */
 } Config;
 
 typedef struct {
@@ -98,9 +99,12 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
      * batch is padded so batches are not adjacent */
     long long pa = s->aligned ? round8(K) + 8 - K : 3, pb = s->aligned ? round8(N) + 8 - N : 1;
     long long sam = s->trans_a ? 1 : K + pa, sak = s->trans_a ? M + 5 : 1;
-    long long sbk = s->trans_b ? 1 : N + pb, sbn = s->trans_b ? K + 7 : 1;
+    int trans_b = s->trans_b || c->kmajor_b;
+    /* (a K-major B's rows 16-byte aligned where asked: its tensor map's case) */
+    long long ldbt = c->kmajor_b && s->aligned ? round8(K) + 8 : K + 7;
+    long long sbk = trans_b ? 1 : N + pb, sbn = trans_b ? ldbt : 1;
     long long sab = (long long)(s->trans_a ? (M + 5) * (long long)K : M * (long long)(K + pa)) + (s->aligned ? 16 : 11);
-    long long sbb = (long long)(s->trans_b ? (K + 7) * (long long)N : K * (long long)(N + pb)) + (s->aligned ? 24 : 13);
+    long long sbb = (long long)(trans_b ? ldbt * (long long)N : K * (long long)(N + pb)) + (s->aligned ? 24 : 13);
     /* C's rows and batches 16-byte aligned with aligned (its map for -fwgmma-tma-store) */
     long long ldc = s->aligned ? (N + 5) / 4 * 4 : N + 2, scb = (long long)M * ldc + (s->aligned ? 16 : 17);
     long long scm = ldc, scn = 1;
@@ -225,7 +229,8 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
         }
     }
     printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
-           c->arch, c->precision, c->elem, "", M, N, K, nb, s->trans_a ? " At" : "", s->trans_b ? " Bt" : "",
+           c->arch, c->precision, c->elem, "", M, N, K, nb, s->trans_a ? " At" : "",
+           c->kmajor_b ? " B K-major" : s->trans_b ? " Bt" : "",
            s->special == 2 ? " inf/nan every step" : s->special ? " inf/nan" : "", checked, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
     tilecFree(rt, dA);
@@ -626,8 +631,8 @@ static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
 /* kernel_fmt for c's tile, warps and element type */
 static void config_source(const Config *c, char *src, size_t cap)
 {
-    snprintf(src, cap, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->bm, c->bn, c->bk, c->bm, c->bk,
-             c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
+    snprintf(src, cap, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->kmajor_b ? "1" : "%sbk", c->bm,
+             c->bn, c->bk, c->bm, c->bk, c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
 }
 
 static tilecModule load_config(tilecRuntime rt, const Config *c)
@@ -824,6 +829,31 @@ int main(void)
                 run_case(rt, mod, &c, &sh[i], seed++);
             tilecModuleUnload(&mod);
         }
+    /* B K-major in the kernel (its k stride the constant 1: lower_wgmma_kmajor.c for the tf32
+     * modes, both operands from shared memory; ieee and 3xtf32 keep the swapped product's
+     * copies, as does sm_80): TMA through B^T's map (aligned rows), the kernel's own copies
+     * (odd rows), edges in every dimension, batches, Inf and NaN, one producer warpgroup (BN 256) */
+    static const int kmajor[][3] = {{128, 256, 8}, {128, 128, 8}, {64, 256, 4}, {64, 64, 4}, {128, 16, 8}};
+    for (size_t w = 0; w < sizeof kmajor / sizeof kmajor[0]; w++)
+        for (size_t p = 0; p < 5; p++) {
+            if (w && (p == 0 || p == 4)) /* (the other pipelines: the first tile only) */
+                continue;
+            Config c = {"f32", precisions[p], "sm_90a", kmajor[w][0], kmajor[w][1], 32, kmajor[w][2], NULL, 1};
+            tilecModule mod = load_config(rt, &c);
+            Shape sh[] = {{300, 520, 333, 1, 0, 1, 0, 0, 1}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
+                          {260, 304, 96, 2, 1, 1, 1, 0, 1},  {129, 200, 64, 1, 0, 1, 2, 0, 0},
+                          {1, 1, 1, 1, 0, 1, 0, 0, 1}};
+            for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+                run_case(rt, mod, &c, &sh[i], seed++);
+            tilecModuleUnload(&mod);
+        }
+    {
+        Config c = {"f32", "tf32-rna", "sm_80", 64, 64, 32, 4, NULL, 1};
+        tilecModule mod = load_config(rt, &c);
+        Shape s1 = {63, 65, 67, 2, 0, 1, 0, 0, 1};
+        run_case(rt, mod, &c, &s1, seed++);
+        tilecModuleUnload(&mod);
+    }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 2; p < 4; p++) { /* tf32-rna, tf32-rne (TMA that rounds) */
             Config c = {"f32", precisions[p], archs[a], 128, 256, 32, 8, NULL};
