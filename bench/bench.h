@@ -26,6 +26,9 @@ void bench_rmtree(const char *dir);
  * order: the tiles running at once share A's and B's panels in L2); else a
  * 2-D grid (x: rows of tiles). Returns the length written. */
 int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group);
+/* The same with B K-major where b_kmajor (stored N x K: its view's strides [1, %ldb]). */
+int bench_gemm_source_b(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
+                        int b_kmajor);
 
 /* ---- libcuda bits and cuBLAS (bench_libs.c) ---- */
 
@@ -44,9 +47,10 @@ typedef struct BenchCublas BenchCublas;
 int bench_cublas_open(BenchCublas **cb, char *why, size_t n);
 const char *bench_cublas_name(const BenchCublas *cb); /* "cuBLAS 130000 (path)" */
 /* Row-major C[M,N] = A[M,K] B[K,N] on the legacy default stream. A and B
- * are f32 (SGEMM, TF32) or bf16 (BF16); C is f32. */
+ * are f32 (SGEMM, TF32) or bf16 (BF16); C is f32. b_kmajor: B is stored
+ * N x K (row-major B^T). */
 int bench_cublas_gemm(BenchCublas *cb, BenchCublasMode mode, int M, int N, int K, uint64_t A, uint64_t B,
-                      uint64_t C, char *why, size_t n);
+                      uint64_t C, int b_kmajor, char *why, size_t n);
 void bench_cublas_close(BenchCublas *cb);
 
 /* ---- compile time (bench_compile.c) ---- */

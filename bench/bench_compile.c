@@ -55,6 +55,12 @@ void bench_rmtree(const char *dir)
 
 int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group)
 {
+    return bench_gemm_source_b(buf, size, elem, bm, bn, bk, warps, group, 0);
+}
+
+int bench_gemm_source_b(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
+                        int b_kmajor)
+{
     char order[640];
     if (group > 0) /* a 1-D grid: program p takes the tile at row first + (p % per) % gm, column (p % per) / gm
                       of the group of gm <= G rows of tiles from first = (p / per) * G, per = G * tiles per row */
@@ -75,14 +81,14 @@ int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, 
     else
         snprintf(order, sizeof order, "  %%pm = program_id 0\n  %%pn = program_id 1\n");
     return snprintf(buf, size,
-                    "// C = A @ B, row-major, one %dx%d tile of C per program (bench/bench_gemm.c)\n"
+                    "// C = A @ B, row-major%s, one %dx%d tile of C per program (bench/bench_gemm.c)\n"
                     "kernel @gemm(%%A: ptr<%s>, %%B: ptr<%s>, %%C: ptr<f32>, %%M: i32, %%N: i32, %%K: i32,\n"
                     "             %%lda: i32, %%ldb: i32, %%ldc: i32) warps(%d) {\n"
                     "%s"
                     "  %%m0 = mul %%pm, %d\n"
                     "  %%n0 = mul %%pn, %d\n"
                     "  %%va = view %%A [%%M, %%K] strides [%%lda, 1]\n"
-                    "  %%vb = view %%B [%%K, %%N] strides [%%ldb, 1]\n"
+                    "  %%vb = view %%B [%%K, %%N] strides %s\n"
                     "  %%vc = view %%C [%%M, %%N] strides [%%ldc, 1]\n"
                     "  %%z = zeros : tile<%dx%dxf32>\n"
                     "  %%acc = for %%k = 0 to %%K step %d iter(%%c = %%z) {\n"
@@ -93,7 +99,8 @@ int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, 
                     "  }\n"
                     "  store %%acc, %%vc[%%m0, %%n0]\n"
                     "}\n",
-                    bm, bn, elem, elem, warps, order, bm, bn, bm, bn, bk, bm, bk, elem, bk, bn, elem, bm, bn);
+                    b_kmajor ? " (B K-major: stored N x K)" : "", bm, bn, elem, elem, warps, order, bm, bn,
+                    b_kmajor ? "[1, %ldb]" : "[%ldb, 1]", bm, bn, bk, bm, bk, elem, bk, bn, elem, bm, bn);
 }
 
 /* Fills a row from samples (sorted by bench_median); ms_first is the first

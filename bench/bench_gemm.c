@@ -44,6 +44,8 @@ typedef enum { FAM_FP32, FAM_TF32, FAM_BF16 } Family;
 enum { MAX_COPTS = 4 };
 static const char *extra_copts[MAX_COPTS];
 static int nextra_copts;
+/* --b-kmajor: B stored N x K (row-major B^T) for every kernel, cuBLAS's too */
+static int b_kmajor;
 
 static const char *const family_base[] = {"cublas-sgemm", "cublas-tf32", "cublas-bf16"};
 
@@ -112,6 +114,8 @@ static const char usage[] =
     "  --copt=OPT          one more compile option for tilec's kernels (e.g. -fwgmma-hoist;\n"
     "                      repeatable, up to 4; the compile times take them too)\n"
     "  --no-cublas         skip cuBLAS\n"
+    "  --b-kmajor          B stored N x K (row-major B^T, as x @ W^T's W): tilec's view\n"
+    "                      strides [1, ldb], cuBLAS's B transposed (default: B row-major K x N)\n"
     "  --reps=N            at least N timed batches (default 20)\n"
     "  --batch-ms=X        launches per batch so that a batch lasts >= X ms (default 1)\n"
     "  --target-ms=X       more batches (up to 500) until about X ms are timed (default 200)\n"
@@ -247,6 +251,8 @@ static void parse_args(int argc, char **argv, Opts *o)
             bad = !tiles_ok(o->cfg_bf16 = v);
         else if (!strcmp(a, "--no-cublas"))
             o->no_cublas = 1;
+        else if (!strcmp(a, "--b-kmajor"))
+            b_kmajor = 1;
         else if (!strcmp(a, "--use-cache"))
             o->use_cache = 1;
         else if (!strcmp(a, "--autotune"))
@@ -431,7 +437,15 @@ static int problem_init(Problem *p, Shape s, const Opts *o, size_t l2, int want_
     fprintf(stderr, "  fp64 reference for %d rows: %.0f ms\n", p->nrows, bench_now_ms() - t0);
     size_t target = 4 * l2;
     p->ncopies = copies_for((na + nb) * 4, target);
-    if (upload_copies(p->dA, p->ncopies, p->hA, na * 4) || upload_copies(p->dB, p->ncopies, p->hB, nb * 4))
+    float *bt = b_kmajor ? malloc(nb * 4) : NULL; /* B as the device holds it */
+    if (b_kmajor && !bt)
+        return -1;
+    for (size_t k = 0; bt && k < (size_t)s.K; k++)
+        for (size_t j = 0; j < (size_t)s.N; j++)
+            bt[j * (size_t)s.K + k] = p->hB[k * (size_t)s.N + j];
+    int up = upload_copies(p->dA, p->ncopies, p->hA, na * 4) || upload_copies(p->dB, p->ncopies, bt ? bt : p->hB, nb * 4);
+    free(bt);
+    if (up)
         return -1;
     if (want_bf16) {
         uint16_t *h = malloc((na > nb ? na : nb) * 2);
@@ -441,8 +455,8 @@ static int problem_init(Problem *p, Shape s, const Opts *o, size_t l2, int want_
         for (size_t i = 0; i < na; i++)
             h[i] = to_bf16(p->hA[i]);
         int rc = upload_copies(p->dA16, p->ncopies16, h, na * 2);
-        for (size_t i = 0; rc == 0 && i < nb; i++)
-            h[i] = to_bf16(p->hB[i]);
+        for (size_t i = 0; rc == 0 && i < nb; i++) /* (K-major: element i of B^T) */
+            h[i] = to_bf16(b_kmajor ? p->hB[i % (size_t)s.K * (size_t)s.N + i / (size_t)s.K] : p->hB[i]);
         rc = rc ? rc : upload_copies(p->dB16, p->ncopies16, h, nb * 2);
         free(h);
         if (rc)
@@ -470,7 +484,7 @@ typedef struct {
 static void gemm_args(GemmArgs *g, const Variant *v, Problem *p, int c)
 {
     *g = (GemmArgs){.a = v->bf16 ? p->dA16[c] : p->dA[c], .b = v->bf16 ? p->dB16[c] : p->dB[c], .M = p->s.M,
-                    .N = p->s.N, .K = p->s.K, .lda = p->s.K, .ldb = p->s.N, .ldc = p->s.N};
+                    .N = p->s.N, .K = p->s.K, .lda = p->s.K, .ldb = b_kmajor ? p->s.K : p->s.N, .ldc = p->s.N};
     void *args[9] = {&g->a, &g->b, &p->dC, &g->M, &g->N, &g->K, &g->lda, &g->ldb, &g->ldc};
     memcpy(g->args, args, sizeof args);
 }
@@ -494,7 +508,7 @@ static int launch(const Variant *v, Problem *p, long iter, char *why, size_t wn)
     GemmArgs g;
     gemm_args(&g, v, p, c);
     if (v->is_cublas)
-        return bench_cublas_gemm(cublas, v->cmode, s->M, s->N, s->K, g.a, g.b, p->dC, why, wn);
+        return bench_cublas_gemm(cublas, v->cmode, s->M, s->N, s->K, g.a, g.b, p->dC, b_kmajor, why, wn);
     unsigned grid[3];
     gemm_grid(&v->tile, s, grid);
     tilecResult r = tilecLaunch(v->mod, "gemm", grid, NULL, g.args);
@@ -709,8 +723,8 @@ static void build_tilec(Variant *v)
     char src[4096], a_opt[32], p_opt[48], s_opt[24];
     const char *opts[4 + MAX_COPTS];
     int nopts = variant_opts(v, &v->tile, opts, a_opt, p_opt, s_opt);
-    bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
-                      v->tile.group);
+    bench_gemm_source_b(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
+                      v->tile.group, b_kmajor);
     tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &v->mod);
     if (r != TILEC_SUCCESS)
         snprintf(v->error, sizeof v->error, "%s: %s", tilecGetErrorString(r), rt_log());
@@ -728,7 +742,8 @@ static void tune_tilec(Variant *v, Problem *p)
     for (int t = 0; t < v->ntiles; t++) {
         const Tile *tl = &v->tiles[t];
         int nopts = variant_opts(v, tl, opts[t], a_opt, p_opt, s_opt[t]);
-        bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps, tl->group);
+        bench_gemm_source_b(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps, tl->group,
+                            b_kmajor);
         cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts[t], {0, 0, 0}};
         gemm_grid(tl, s, cfg[t].grid);
     }
@@ -906,7 +921,7 @@ static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
     Tile t;
     int used;
     parse_tile(o->cfg, &t, &used);
-    bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group);
+    bench_gemm_source_b(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
     const char *extra[2 + MAX_COPTS];
     int nextra = tile_opts(&t, extra, 0, s_opt);
     static const char *const archs[] = {"sm_90a", "sm_80"};
@@ -943,7 +958,7 @@ int main(int argc, char **argv)
         Tile t;
         int used, bf16 = !strcmp(o.source, "bf16");
         parse_tile(bf16 ? o.cfg_bf16 : o.cfg, &t, &used);
-        bench_gemm_source(src, sizeof src, o.source, t.bm, t.bn, t.bk, t.warps, t.group);
+        bench_gemm_source_b(src, sizeof src, o.source, t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
         fputs(src, stdout);
         return 0;
     }
