@@ -1016,8 +1016,9 @@ int main(int argc, char **argv)
         l2 = 50000000; /* the H100/H200 datasheet figure */
     if (cuda_ok && !o.no_cublas && bench_cublas_open(&cublas, why, sizeof why) != 0)
         fprintf(stderr, "bench_gemm: no cuBLAS: %s\n", why);
-    snprintf(header, sizeof header, "# %s; %s; %s; L2 %.0f MB; rotation >= 4x L2; median of >= %d batches >= %g ms\n",
-             tilecVersion(), devname, cublas ? bench_cublas_name(cublas) : "no cuBLAS", l2 / 1e6, o.reps, o.batch_ms);
+    snprintf(header, sizeof header, "# %s; %s; %s; L2 %.0f MB; rotation >= 4x L2; median of >= %d batches >= %g ms%s\n",
+             tilecVersion(), devname, cublas ? bench_cublas_name(cublas) : "no cuBLAS", l2 / 1e6, o.reps, o.batch_ms,
+             b_kmajor ? "; B K-major (stored N x K)" : "");
     fprintf(stderr, "%s", header);
 
     compile_times(&o, 1, ct, &nct);

@@ -556,12 +556,28 @@ static void swp_steps(Pipe *P, const Access *xa, const Access *xb, const ACopy *
         LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issue");
         LLVMBasicBlockRef issued = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.issued");
         LLVMValueRef go = LLVMBuildICmp(b, LLVMIntSLT, u, mine, "");
-        if (P->tma_now) /* one thread issues a step's TMA copies */
-            go = LLVMBuildAnd(b, go, LLVMBuildICmp(b, LLVMIntEQ, lt, c32(L, 0), ""), "");
+        LLVMValueRef first_thread = LLVMBuildICmp(b, LLVMIntEQ, lt, c32(L, 0), "");
+        /* one thread issues a step's TMA copies; where two producer warpgroups each finish every
+         * other step, the others wait for the stage as it does: else they could finish a step on
+         * landed[]'s phase of a round before (a parity wait cannot tell them apart), rounding a
+         * stage before its copies land (tf32-rna, -fno-wgmma-roles, 3 stages: some steps
+         * unrounded, found by a review in session 31) */
+        int all_wait = P->tma_now && (work & DO_FINISH) && P->producers > 1;
+        if (P->tma_now && !all_wait)
+            go = LLVMBuildAnd(b, go, first_thread, "");
         LLVMBuildCondBr(b, go, issue, issued);
         LLVMPositionBuilderAtEnd(b, issue);
         LLVMValueRef t = LLVMBuildAdd(b, first, LLVMBuildMul(b, u, c32(L, stride), ""), "");
-        if (P->tma_now)
+        if (all_wait) {
+            LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma.issue");
+            LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.tma.wait");
+            LLVMBuildCondBr(b, first_thread, one, rest);
+            LLVMPositionBuilderAtEnd(b, one);
+            wg_tma_issue(P, xa, xb, t);
+            LLVMBuildBr(b, issued);
+            LLVMPositionBuilderAtEnd(b, rest);
+            wg_wait_step(P, P->empty32, t, 1);
+        } else if (P->tma_now)
             wg_tma_issue(P, xa, xb, t);
         else
             swp_issue(P, xa, xb, ac, t, lt);

@@ -10,7 +10,8 @@
  * Inf and NaN, for the sm_90a tiles the benchmark uses (128x256 and
  * 128x128 with 8 warps: one producer warpgroup copies, one rounds),
  * 64x64 with 4, and 128x128 with
- * -fno-wgmma-roles (each producer both copies and rounds), and 128x256 and
+ * -fno-wgmma-roles (each producer both copies and rounds; also with 3
+ * stages), B K-major (128x256, 128x128; 64x64 with 3 stages and no roles), and 128x256 and
  * 128x128 with -fno-wgmma-preround-b (A alone passed rounded, B rounded in
  * registers by both entries), on aligned views, on views read from k 2 (no TMA
  * box starts there: the kernel's own copies of the rounded views) and on
@@ -33,7 +34,7 @@ static const char *kernel_fmt =
     "  %%m0 = mul %%pm, %d\n"
     "  %%n0 = mul %%pn, %d\n"
     "  %%va = view %%A [%%M, %%K] strides [%%lda, 1]\n"
-    "  %%vb = view %%B [%%K, %%N] strides [%%ldb, 1]\n"
+    "  %%vb = view %%B [%%K, %%N] strides %s\n"
     "  %%vc = view %%C [%%M, %%N] strides [%%ldc, 1]\n"
     "  %%z = zeros : tile<%dx%dxf32>\n"
     "  %%acc = for %%k = %%k0 to %%K step 32 iter(%%c = %%z) {\n"
@@ -47,7 +48,8 @@ static const char *kernel_fmt =
 
 typedef struct {
     int bm, bn, warps;
-    const char *opt; /* NULL or one more option */
+    const char *opt, *opt2; /* NULL or one more option, two */
+    int kmajor;             /* B stored N x K (its view's strides [1, ldb]: lower_wgmma_kmajor.c) */
 } Tile;
 
 typedef struct {
@@ -90,10 +92,11 @@ static void fill(float *p, size_t n, uint64_t seed, int specials)
 static void run(tilecRuntime rt, const Tile *t, const Shape *s, const float *A, const float *B, float *C, int *rounded)
 {
     char src[2048];
-    snprintf(src, sizeof src, kernel_fmt, t->warps, t->bm, t->bn, t->bm, t->bn, t->bm, t->bn, t->bm, t->bn);
-    const char *opts[] = {"--arch=sm_90a", t->opt};
-    tilecModule mod = gpu_load(rt, src, "preround.tir", t->opt ? 2 : 1, opts);
-    size_t na = (size_t)s->M * s->lda, nb = (size_t)s->K * s->ldb, nc = (size_t)s->M * s->ldc;
+    snprintf(src, sizeof src, kernel_fmt, t->warps, t->bm, t->bn, t->kmajor ? "[1, %ldb]" : "[%ldb, 1]", t->bm,
+             t->bn, t->bm, t->bn, t->bm, t->bn);
+    const char *opts[] = {"--arch=sm_90a", t->opt, t->opt2};
+    tilecModule mod = gpu_load(rt, src, "preround.tir", t->opt2 ? 3 : t->opt ? 2 : 1, opts);
+    size_t na = (size_t)s->M * s->lda, nb = (size_t)(t->kmajor ? s->N : s->K) * s->ldb, nc = (size_t)s->M * s->ldc;
     tilecDevicePtr dA = gpu_upload(rt, A, sizeof(float) * na), dB = gpu_upload(rt, B, sizeof(float) * nb);
     tilecDevicePtr dC = gpu_alloc(rt, sizeof(float) * nc);
     gpu_poison(rt, dC, sizeof(float) * nc);
@@ -106,8 +109,9 @@ static void run(tilecRuntime rt, const Tile *t, const Shape *s, const float *A, 
     *rounded = gpu_log_has_since(rt, mark, "rounded to tf32 (rna)");
     if (*rounded) { /* the views that may come rounded did: the entry that does not round them ran */
         char what[160];
-        snprintf(what, sizeof what, "%dx%d w%d%s%s, %dx%dx%d: the rounded views launched gemm$rounded", t->bm, t->bn,
-                 t->warps, t->opt ? " " : "", t->opt ? t->opt : "", s->M, s->N, s->K);
+        snprintf(what, sizeof what, "%dx%d w%d%s%s%s%s%s, %dx%dx%d: the rounded views launched gemm$rounded", t->bm,
+                 t->bn, t->warps, t->opt ? " " : "", t->opt ? t->opt : "", t->opt2 ? " " : "", t->opt2 ? t->opt2 : "",
+                 t->kmajor ? " B K-major" : "", s->M, s->N, s->K);
         check(gpu_log_has_since(rt, mark, "launched its entry gemm$rounded"), what);
     }
     gpu_download(rt, C, dC, sizeof(float) * nc);
@@ -133,7 +137,7 @@ static tilecRuntime open_with(const char *preround, const char *stage)
 
 static void run_case(tilecRuntime own, tilecRuntime given, const Tile *t, const Shape *s, uint64_t seed)
 {
-    size_t na = (size_t)s->M * s->lda, nb = (size_t)s->K * s->ldb, nc = (size_t)s->M * s->ldc;
+    size_t na = (size_t)s->M * s->lda, nb = (size_t)(t->kmajor ? s->N : s->K) * s->ldb, nc = (size_t)s->M * s->ldc;
     float *A = malloc(sizeof(float) * na), *B = malloc(sizeof(float) * nb), *C0 = malloc(sizeof(float) * nc),
           *C1 = malloc(sizeof(float) * nc), *Ar = malloc(sizeof(float) * na), *Br = malloc(sizeof(float) * nb);
     double *ref = malloc(sizeof(double) * nc);
@@ -150,8 +154,9 @@ static void run_case(tilecRuntime own, tilecRuntime given, const Tile *t, const 
     run(own, t, s, A, B, C0, &r0);
     run(given, t, s, A, B, C1, &r1);
     char what[256];
-    snprintf(what, sizeof what, "%dx%d w%d%s%s, %dx%dx%d (lda %d, ldb %d, ldc %d)", t->bm, t->bn, t->warps,
-             t->opt ? " " : "", t->opt ? t->opt : "", s->M, s->N, s->K, s->lda, s->ldb, s->ldc);
+    snprintf(what, sizeof what, "%dx%d w%d%s%s%s%s%s, %dx%dx%d (lda %d, ldb %d, ldc %d)", t->bm, t->bn, t->warps,
+             t->opt ? " " : "", t->opt ? t->opt : "", t->opt2 ? " " : "", t->opt2 ? t->opt2 : "",
+             t->kmajor ? " B K-major" : "", s->M, s->N, s->K, s->lda, s->ldb, s->ldc);
     char line[400];
     snprintf(line, sizeof line, "%s: TILEC_PREROUND=0 rounds in the kernel, =1 passes rounded views", what);
     check(!r0 && r1, line);
@@ -171,9 +176,14 @@ static void run_case(tilecRuntime own, tilecRuntime given, const Tile *t, const 
     /* both against fp64 of the RNA-rounded inputs (Inf x 0 = NaN as on the GPU) */
     for (size_t i = 0; i < na; i++)
         Ar[i] = gpu_round_tf32_rna(A[i]);
-    for (size_t i = 0; i < nb; i++)
-        Br[i] = gpu_round_tf32_rna(B[i]);
-    gpu_gemm_f64(s->M, s->N, s->K, Ar, s->lda, Br, s->ldb, ref, s->ldc);
+    /* (K-major: B^T's rows, as row-major B[K][N] for the product; B's rows before k0, which the
+     * kernel does not read either, 0: an Inf or NaN there would meet A's zeros) */
+    for (size_t i = 0; i < nb; i++) {
+        size_t k = i / (size_t)(t->kmajor ? s->N : s->ldb);
+        Br[i] = k < (size_t)s->k0 ? 0.0f
+                                  : gpu_round_tf32_rna(t->kmajor ? B[i % (size_t)s->N * s->ldb + k] : B[i]);
+    }
+    gpu_gemm_f64(s->M, s->N, s->K, Ar, s->lda, Br, t->kmajor ? s->N : s->ldb, ref, s->ldc);
     size_t bad = 0;
     for (int i = 0; i < s->M; i++) /* row by row: C's padding columns are not compared */
         bad += gpu_compare_f32(what, C1 + (size_t)i * s->ldc, ref + (size_t)i * s->ldc, (size_t)s->N, 0,
@@ -196,23 +206,34 @@ int main(void)
      * odd ones */
     tilecRuntime own = open_with("0", "1"), given = open_with("1", "1");
     static const Tile tiles[] = {
-        {128, 256, 8, NULL},
-        {128, 128, 8, NULL},
-        {64, 64, 4, NULL},
-        {128, 128, 8, "-fno-wgmma-roles"},
-        {128, 256, 8, "-fno-wgmma-preround-b"}, /* A alone comes rounded; both entries round B */
-        {128, 128, 8, "-fno-wgmma-preround-b"},
-        {128, 256, 8, "-fno-wgmma-preround-a"}, /* B alone comes rounded; both entries round A */
-        {128, 128, 8, "-fno-wgmma-preround-a"},
+        {128, 256, 8, NULL, NULL, 0},
+        {128, 128, 8, NULL, NULL, 0},
+        {64, 64, 4, NULL, NULL, 0},
+        {128, 128, 8, "-fno-wgmma-roles", NULL, 0},
+        /* two producers each finishing every other step of 3 stages: every producer thread waits
+         * for the stage as the one issuing the TMA copies does (before, the others could round a
+         * stage on landed[]'s phase of a round before: some steps unrounded, session 31) */
+        {128, 128, 8, "-fno-wgmma-roles", "--stages=3", 0},
+        {64, 64, 4, "-fno-wgmma-roles", "--stages=3", 1},
+        {128, 256, 8, "-fno-wgmma-preround-b", NULL, 0}, /* A alone comes rounded; both entries round B */
+        {128, 128, 8, "-fno-wgmma-preround-b", NULL, 0},
+        {128, 256, 8, "-fno-wgmma-preround-a", NULL, 0}, /* B alone comes rounded; both entries round A */
+        {128, 128, 8, "-fno-wgmma-preround-a", NULL, 0},
         /* through the JIT (TILEC_TEST_LOAD=source: TMA only) the rounded entry's consumers wait on
          * the TMA's landed[] themselves; compiled, persistent, the option changes nothing */
-        {128, 256, 8, "-fwgmma-tma-direct"},
+        {128, 256, 8, "-fwgmma-tma-direct", NULL, 0},
+        /* B K-major (lower_wgmma_kmajor.c): B^T's copy rounded and staged as N rows of K; the
+         * kernel's own entry rounds A and B in shared memory (one producer warpgroup at BN 256) */
+        {128, 256, 8, NULL, NULL, 1},
+        {128, 128, 8, NULL, NULL, 1},
     };
     static const Shape shapes[] = {
         {384, 512, 256, 256, 512, 512, 0},  /* aligned: only pre-rounding stages */
         {300, 520, 333, 333, 521, 520, 0},  /* odd row strides: staged either way */
         {200, 260, 100, 100, 260, 263, 0},  /* K not a multiple of 32; C's stride odd */
         {256, 384, 300, 300, 384, 384, 2},  /* from k 2: the kernel's own copies of the rounded views */
+        {150, 100, 130, 132, 132, 100, 0},  /* 5 steps of 3 stages (-fno-wgmma-roles: where producer
+                                             * warpgroup 1's steps 1, 3 share a stage with its step 7) */
     };
     uint64_t seed = 40;
     for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++)
