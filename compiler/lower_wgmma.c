@@ -1,7 +1,8 @@
 /*
  * The sm_90a GEMM loop (marked by pass_wgmma): the driver that lowers it to
  * one of the warp-specialized wgmma pipelines (lower_wgmma.h: f32 through
- * the swapped or the older pipeline, f16/bf16 through lower_wgmma_ss.c),
+ * the swapped product (its form for a K-major B: lower_wgmma_kmajor.c) or
+ * the older pipeline, f16/bf16 through lower_wgmma_ss.c),
  * and what they share: mbarriers, counted loops, the rounding and 3xTF32 split, the
  * 128-byte swizzle, descriptors and the wgmma asm, the consumers' loop.
  *

@@ -4,7 +4,9 @@
  * swapped product, the default (lower_wgmma_swapped.c), and the older
  * pipeline that transposes B in its producers (lower_wgmma_transposed.c,
  * -fno-wgmma-swapped), the FMA consumers for ieee dots
- * (lower_wgmma_ffma.c; -fno-wgmma-ffma turns them off), and the f16/bf16
+ * (lower_wgmma_ffma.c; -fno-wgmma-ffma turns them off), the swapped
+ * product's form for a K-major B, C = A B from two shared-memory operands
+ * (lower_wgmma_kmajor.c; -fno-wgmma-kmajor-b), and the f16/bf16
  * pipeline with both wgmma operands in shared memory (lower_wgmma_ss.c;
  * its producers copy only, a stage completing on full[] alone).
  *

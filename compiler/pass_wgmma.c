@@ -19,7 +19,9 @@
  * product (the default): BM 64..256 (wgmma's N), BN a multiple of 64 per
  * consumer warpgroup up to 256, the accumulators within 128 registers (64
  * for 3xtf32), at least two stages in shared memory (the A operand three
- * times for 3xtf32). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
+ * times for 3xtf32); where B's view has k stride 1 (wgmma_kmajor_b_fits:
+ * tf32 modes, BM = 16 x warps, BN a multiple of 16 up to 256) its form
+ * for a K-major B instead (lower_wgmma_kmajor.c). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
  * B operand three times for 3xtf32, producers * lag < stages. ieee (the
  * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM
  * 64..256 and a thread grid from wgmma_ffma_grid(). f16/bf16 inputs
