@@ -21,8 +21,9 @@
  * for 3xtf32), at least two stages in shared memory (the A operand three
  * times for 3xtf32); where B's view has k stride 1 (wgmma_kmajor_b_fits:
  * tf32 modes, BM = 16 x warps, BN a multiple of 16 up to 256) its form
- * for a K-major B instead (lower_wgmma_kmajor.c). -fno-wgmma-swapped: BM = 16 x warps, BN 64..256, the
- * B operand three times for 3xtf32, producers * lag < stages. ieee (the
+ * for a K-major B instead (lower_wgmma_kmajor.c). -fno-wgmma-swapped: BM
+ * = 16 x warps, BN 64..256, the B operand three times for 3xtf32,
+ * producers * lag < stages. ieee (the
  * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM
  * 64..256 and a thread grid from wgmma_ffma_grid(). f16/bf16 inputs
  * (lower_wgmma_ss.c, -fno-wgmma-half: never): step 64 and a BMx64 A tile,
