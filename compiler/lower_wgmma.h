@@ -223,8 +223,8 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
 Access kmajor_access(const Access *x);
 uint32_t kmajor_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages,
                           int one);
-/* One stage (ring offset soff) of C = A B; with k_overlap, the release of
- * the stage before (rel_addr where rel_if holds) after its first group. */
+/* One stage (ring offset soff) of C = A B, its wgmmas one group; then,
+ * where rel_addr, the release of the stage before (where rel_if holds). */
 void kmajor_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVMValueRef rel_addr,
                   LLVMValueRef rel_if);
 

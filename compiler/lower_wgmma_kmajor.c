@@ -19,13 +19,12 @@
  * swapped product's transposed one.
  *
  * Needs: pass_wgmma's shapes (wgmma_kmajor_b_fits: BM = 16 x warps, BN a
- * multiple of 16 up to 256, so 16..256 as tile sides are powers of two; tf32-trunc, -rna or -rne). With BN above 128,
- * one producer warpgroup: with two, 512 threads start with 128 registers,
- * and an m64n256 wgmma's 128 accumulators and descriptors do not fit.
+ * multiple of 16 up to 256, so 16..256 as tile sides are powers of two;
+ * tf32-trunc, -rna or -rne). With BN above 128, one producer warpgroup:
+ * with two, 512 threads start with 128 registers, and an m64n256 wgmma's
+ * 128 accumulators and descriptors do not fit.
  */
 #include "compiler/lower_wgmma.h"
-
-#include <string.h>
 
 Access kmajor_access(const Access *x)
 {

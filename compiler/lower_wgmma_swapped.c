@@ -327,10 +327,11 @@ static void ktile_copy(Pipe *P, const Access *xa, const ACopy *ac, uint32_t rows
     LLVMPositionBuilderAtEnd(b, adone);
 }
 
-/* Step t's copies, by producer thread lt: its A chunks (ktile_copy; B's
- * too where B is K-major, P->bk);
- * B row lt / 4 raw into the stage's B tile, in one bulk copy by its first
- * thread, or a quarter each element by element. Every thread arrives on
+/* Step t's copies, by producer thread lt: A's tile (ktile_copy), and B's:
+ * as A's where it is K-major (P->bk), else with tensor maps in the panel
+ * layout (b_panel_copies), else row lt / 4 raw into the stage's B tile, in
+ * one bulk copy by its first thread, or a quarter each element by element.
+ * Every thread arrives on
  * landed[stage] once, when its cp.async copies are done; the bulk copies
  * complete their bytes there. */
 static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *ac, LLVMValueRef t, LLVMValueRef lt)
@@ -475,6 +476,23 @@ static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, L
     if_close(L, done);
 }
 
+/* A thread's `chunks` 16-byte chunks of a stage's tile, WARPGROUP * 16
+ * bytes apart from ring offset off0, rounded (split) in place, four at a
+ * time (swp_round_chunks). Returns i1: some chunk's big not finite. */
+static LLVMValueRef swp_round_tile(Pipe *P, LLVMValueRef off0, uint32_t chunks, uint32_t copy_bytes)
+{
+    Lower *L = P->L;
+    LLVMValueRef special = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
+    for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
+        LLVMValueRef off[4];
+        uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
+        for (uint32_t i = 0; i < n; i++)
+            off[i] = LLVMBuildAdd(L->b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
+        special = LLVMBuildOr(L->b, special, swp_round_chunks(P, off, n, copy_bytes), "");
+    }
+    return special;
+}
+
 static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
 {
     Lower *L = P->L;
@@ -495,25 +513,9 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE && !rne_by_tma
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
-    LLVMValueRef special = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
-    for (uint32_t i0 = 0; i0 < chunks; i0 += 4) {
-        LLVMValueRef off[4];
-        uint32_t n = chunks - i0 < 4 ? chunks - i0 : 4;
-        for (uint32_t i = 0; i < n; i++)
-            off[i] = LLVMBuildAdd(b, off0, c32(L, (i0 + i) * WARPGROUP * 16), "");
-        special = LLVMBuildOr(b, special, swp_round_chunks(P, off, n, P->bm * ROW_BYTES), "");
-    }
-    if (P->bk && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) { /* B^T's rows as A's */
-        LLVMValueRef b0 = LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), "");
-        uint32_t chunks_b = P->bn * ROW_BYTES / 16 / WARPGROUP;
-        for (uint32_t i0 = 0; i0 < chunks_b; i0 += 4) {
-            LLVMValueRef off[4];
-            uint32_t n = chunks_b - i0 < 4 ? chunks_b - i0 : 4;
-            for (uint32_t i = 0; i < n; i++)
-                off[i] = LLVMBuildAdd(b, b0, c32(L, (i0 + i) * WARPGROUP * 16), "");
-            swp_round_chunks(P, off, n, 0);
-        }
-    }
+    LLVMValueRef special = swp_round_tile(P, off0, chunks, P->bm * ROW_BYTES);
+    if (P->bk && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
+        swp_round_tile(P, LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), ""), P->bn * ROW_BYTES / 16 / WARPGROUP, 0);
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
         x3_spare(P, j, s, lt, off0, chunks, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */

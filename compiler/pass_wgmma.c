@@ -118,30 +118,6 @@ static int swapped_shape_ok(uint32_t bm, uint32_t bn, uint32_t warps, TirPrecisi
     return bm >= 64 && bm <= 256 && bn <= 256 && acc && acc <= 128u;
 }
 
-/* B K-major (lower_wgmma_kmajor.c): stage = A's BM rows and B's BN rows, 128
- * bytes (32 k) each under the 128-byte swizzle; three barriers per stage. */
-uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages)
-{
-    return stages * (bm + bn) * 128u + 24u * stages + 1024u;
-}
-
-static int is_const(const TirModule *m, uint32_t v, int64_t want);
-
-int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
-                        TirPrecision p, const TcOptions *o)
-{
-    if (!o->wgmma_kmajor_b || !o->wgmma_swapped || o->wgmma_cluster ||
-        (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE))
-        return 0;
-    if (bm != 16 * warps || bn % 16 || bn < 16 || bn > 256)
-        return 0;
-    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ldb)[0])];
-    if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
-        return 0;
-    uint32_t r = (v->nargs - 1) / 2, o3 = r - 2; /* o3 = 1: batched */
-    return is_const(m, tir_args(m, v)[1 + r + o3], 1); /* B's k stride */
-}
-
 int wgmma_ffma_grid(uint32_t bm, uint32_t bn, uint32_t threads, int wide, uint32_t *tr, uint32_t *tc)
 {
     /* 8 columns a thread where at most 8 rows each make the tile; else 16
@@ -166,6 +142,28 @@ static int is_const(const TirModule *m, uint32_t v, int64_t want)
 {
     uint32_t d = tir_value_def_inst(m, v);
     return d && m->insts[d].op == OP_CONST && m->insts[d].i64 == want;
+}
+
+/* B K-major (lower_wgmma_kmajor.c): stage = A's BM rows and B's BN rows, 128
+ * bytes (32 k) each under the 128-byte swizzle; three barriers per stage. */
+uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages)
+{
+    return stages * (bm + bn) * 128u + 24u * stages + 1024u;
+}
+
+int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
+                        TirPrecision p, const TcOptions *o)
+{
+    if (!o->wgmma_kmajor_b || !o->wgmma_swapped || o->wgmma_cluster ||
+        (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE))
+        return 0;
+    if (bm != 16 * warps || bn % 16 || bn < 16 || bn > 256)
+        return 0;
+    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ldb)[0])];
+    if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
+        return 0;
+    uint32_t r = (v->nargs - 1) / 2, o3 = r - 2; /* o3 = 1: batched */
+    return is_const(m, tir_args(m, v)[1 + r + o3], 1); /* B's k stride */
 }
 
 /* A value the loop cannot change: a parameter or a result of the kernel
