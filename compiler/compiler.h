@@ -32,7 +32,8 @@ typedef struct {
                                 * warpgroup rounds B in place too, so the consumers only load it */
     int wgmma_kmajor_b;        /* sm_90a (default on; -fno-wgmma-kmajor-b): a tf32 GEMM loop whose B is
                                 * K-major (its view's k stride the constant 1) copies B as it copies A and
-                                * takes both wgmma operands from shared memory (lower_wgmma_kmajor.c) */
+                                * takes both wgmma operands from shared memory (lower_wgmma_kmajor.c); an
+                                * f16/bf16 one copies B as A and reads it without the transpose bit */
     int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
                                 * consumers issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs, where a stage has 8 wgmmas or more */
@@ -356,6 +357,9 @@ uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint
 int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
                         TirPrecision p, const TcOptions *o);
 int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* Whether the view B's load ldb reads has the constant 1 as its k stride
+ * (also the f16/bf16 pipeline's K-major B, lower_wgmma_ss.c). */
+int wgmma_b_kmajor_view(const TirModule *m, const TirInst *ldb);
 uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
 /* The f16/bf16 pipeline's (lower_wgmma_ss.c): per stage BM rows of A and BN
  * columns of B, 128 bytes each (64 k); two barriers per stage. */

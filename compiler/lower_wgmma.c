@@ -76,8 +76,8 @@ int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o)
         return 0;
     const TirInst *dot = wgmma_loop_dot(m, f);
     const uint32_t *da = tir_args(m, dot);
-    if (tir_value_type(m, da[0]).elem != ELEM_F32)
-        return 0;
+    if (tir_value_type(m, da[0]).elem != ELEM_F32) /* f16/bf16: any tile of the pipeline's */
+        return o->wgmma_kmajor_b && wgmma_b_kmajor_view(m, &m->insts[tir_value_def_inst(m, da[1])]);
     return wgmma_kmajor_b_fits(m, &m->insts[tir_value_def_inst(m, da[1])], dot->type.dim[0], dot->type.dim[1],
                                k->warps, (TirPrecision)dot->ival, o);
 }
@@ -695,7 +695,8 @@ void wg_producer_exit(Lower *L)
 static void pipe_remark(const Pipe *P, TirLoc loc)
 {
     int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
-    const char *how = P->ss     ? "; both operands from shared memory as they lie"
+    const char *how = P->ss     ? (P->bk ? "; both operands from shared memory as they lie, B K-major"
+                                         : "; both operands from shared memory as they lie")
                       : P->bk   ? (P->prec == PREC_TF32_RNE && P->tma
                                        ? "; B K-major: both operands from shared memory, the TMA copies round to "
                                          "tf32 (the producers round where a launch gives no maps)"
@@ -746,6 +747,8 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
     P.tma = L->ntmaps >= 2;
     if (P.ss) {
+        /* a K-major B: copied as A, read by a K-major descriptor (no transpose bit) */
+        P.bk = L->o->wgmma_kmajor_b && wgmma_b_kmajor_view(m, &m->insts[tir_value_def_inst(m, da[1])]);
         P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);

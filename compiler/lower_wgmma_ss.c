@@ -11,7 +11,10 @@
  * 64 n, 1024 bytes); wgmma reads it with imm-trans-b = 1 through a
  * descriptor whose leading offset steps panels (8192) and stride offset
  * steps atoms along k (1024), +2048 bytes per k16
- * (docs/bf16_wgmma_notes.md).
+ * (docs/bf16_wgmma_notes.md). A K-major B (its view's k stride the
+ * constant 1, P->bk; -fno-wgmma-kmajor-b: the N-major path, element by
+ * element) is copied as A is, BN rows of 128 bytes, and read by a K-major
+ * descriptor (+32 bytes per k16) without the transpose bit.
  *
  * One producer warpgroup (two with -fwgmma-half-two-producers, not yet run
  * on a GPU: ss_producers()) copies both with 16-byte cp.async (element by
@@ -279,7 +282,10 @@ static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t
     LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, SS_BK), ""), "k");
     LLVMValueRef stage = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
     ss_copy(P, xa, xa->i0, k, P->bm, SS_BK, stage, lt);
-    ss_copy(P, xb, k, xb->i1, SS_BK, P->bn, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""), lt);
+    if (P->bk) /* B^T's rows as A's (xb is the transpose) */
+        ss_copy(P, xb, xb->i0, k, P->bn, SS_BK, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""), lt);
+    else
+        ss_copy(P, xb, k, xb->i1, SS_BK, P->bn, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""), lt);
     LLVMValueRef bar = wg_bar_addr(L, P->full32, s);
     /* two arrivals per thread, both counted at init: the copies' (.noinc:
      * the increment form raised the pending count of a phase the thread
@@ -342,8 +348,9 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     LLVMValueRef st = LLVMBuildAdd(b, P->ring32, soff, "");
     LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, st, LLVMBuildMul(b, wg, c32(L, 64 * ROW_BYTES), ""), ""));
     /* B's N-major panels: leading offset one panel (64 rows x 128 bytes),
-     * stride offset 8 rows */
-    LLVMValueRef db = wg_descriptor_offsets(L, LLVMBuildAdd(b, st, c32(L, P->bm * ROW_BYTES), ""), SS_BK * ROW_BYTES, 1024);
+     * stride offset 8 rows; a K-major B (P->bk): rows as A's */
+    LLVMValueRef bst = LLVMBuildAdd(b, st, c32(L, P->bm * ROW_BYTES), "");
+    LLVMValueRef db = P->bk ? wg_descriptor(L, bst) : wg_descriptor_offsets(L, bst, SS_BK * ROW_BYTES, 1024);
     /* the copies landed through the generic proxy; the tensor cores read
      * through the async one */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
@@ -353,13 +360,13 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     sb_init(&t);
     sb_printf(&t, "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\twgmma.fence.sync.aligned;\n", 2 * nacc + 2 * KSTEPS);
     for (uint32_t j = 0; j < KSTEPS; j++) {
-        /* A: +32 bytes a k16 step (its 128-byte rows); B: +2048 (16 rows) */
+        /* A: +32 bytes a k16 step (its 128-byte rows); B: +2048 (16 rows), K-major +32 as A */
         in[2 * j] = LLVMBuildAdd(b, da, c64(L, 32 * j >> 4), "");
-        in[2 * j + 1] = LLVMBuildAdd(b, db, c64(L, 16 * ROW_BYTES * j >> 4), "");
+        in[2 * j + 1] = LLVMBuildAdd(b, db, c64(L, (P->bk ? 32 : 16 * ROW_BYTES) * j >> 4), "");
         sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk16.f32.%s.%s {", P->bn, ty, ty);
         for (uint32_t x = 0; x < nacc; x++)
             sb_printf(&t, "%s$%u", x ? ", " : "", x);
-        sb_printf(&t, "}, $%u, $%u, P1, 1, 1, 0, 1;\n", 2 * nacc + 2 * j, 2 * nacc + 2 * j + 1);
+        sb_printf(&t, "}, $%u, $%u, P1, 1, 1, 0, %d;\n", 2 * nacc + 2 * j, 2 * nacc + 2 * j + 1, !P->bk);
     }
     /* the group before this one is done; -O0 (P->serial): this one too */
     sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->serial ? 0 : 1);

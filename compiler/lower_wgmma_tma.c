@@ -193,15 +193,16 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     TirPrecision p = (TirPrecision)dot->ival;
     TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
-    int bk = elem == ELEM_F32 && wgmma_kmajor_b(m, k, o);
-    if (bk) { /* B K-major (lower_wgmma_kmajor.c): B^T's rows as A's, a box of 32 k by BN rows */
+    int bk = wgmma_kmajor_b(m, k, o);
+    if (elem == ELEM_F32 && bk) { /* B K-major (lower_wgmma_kmajor.c): B^T's rows as A's, a box of 32 k by BN rows */
         uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
         maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bn, 0}};
-    } else if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels */
+    } else if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels
+                                   * (K-major: B^T's 64 k by BN rows, as A's) */
         uint8_t t = elem == ELEM_BF16 ? TC_TMAP_BF16 : TC_TMAP_F16;
         maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {SS_BK, (uint16_t)bm, 0}};
-        maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {64, SS_BK, 0}};
+        maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {bk ? SS_BK : 64, bk ? (uint16_t)bn : SS_BK, 0}};
     } else if (o->wgmma_swapped && (p != PREC_IEEE || (o->wgmma_tma_b128 && bn % 32 == 0))) {
         /* (the FMA consumers read B's runs conflict-free from 32-column panels, not from 8-column
          * ones; their narrow tiles, BN 8 or 16, fill no panel: they keep their own copies) */

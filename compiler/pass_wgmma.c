@@ -151,19 +151,22 @@ uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages)
     return stages * (bm + bn) * 128u + 24u * stages + 1024u;
 }
 
+int wgmma_b_kmajor_view(const TirModule *m, const TirInst *ldb)
+{
+    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ldb)[0])];
+    if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
+        return 0;
+    uint32_t r = (v->nargs - 1) / 2, o = r - 2; /* o = 1: batched */
+    return is_const(m, tir_args(m, v)[1 + r + o], 1); /* B's k stride */
+}
+
 int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
                         TirPrecision p, const TcOptions *o)
 {
     if (!o->wgmma_kmajor_b || !o->wgmma_swapped || o->wgmma_cluster ||
         (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE))
         return 0;
-    if (bm != 16 * warps || bn % 16 || bn < 16 || bn > 256)
-        return 0;
-    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ldb)[0])];
-    if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
-        return 0;
-    uint32_t r = (v->nargs - 1) / 2, o3 = r - 2; /* o3 = 1: batched */
-    return is_const(m, tir_args(m, v)[1 + r + o3], 1); /* B's k stride */
+    return bm == 16 * warps && bn % 16 == 0 && bn >= 16 && bn <= 256 && wgmma_b_kmajor_view(m, ldb);
 }
 
 /* A value the loop cannot change: a parameter or a result of the kernel

@@ -848,6 +848,19 @@ int main(void)
                 run_case(rt, mod, &c, &sh[i], seed++);
             tilecModuleUnload(&mod);
         }
+    /* the f16/bf16 pipeline with a K-major B: B^T's rows copied as A's, read without the
+     * transpose bit (TMA through B^T's map; the kernel's own copies at odd rows) */
+    static const int kmajor16[][3] = {{128, 256, 8}, {64, 128, 4}};
+    for (size_t w = 0; w < sizeof kmajor16 / sizeof kmajor16[0]; w++)
+        for (int e = 0; e < 2; e++) {
+            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", kmajor16[w][0], kmajor16[w][1], 64, kmajor16[w][2], NULL, 1};
+            tilecModule mod = load_config(rt, &c);
+            Shape sh[] = {{300, 520, 333, 1, 0, 1, 0, 0, 1}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
+                          {129, 203, 190, 1, 1, 1, 0, 0, 1}};
+            for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+                run_case(rt, mod, &c, &sh[i], seed++);
+            tilecModuleUnload(&mod);
+        }
     {
         Config c = {"f32", "tf32-rna", "sm_80", 64, 64, 32, 4, NULL, 1};
         tilecModule mod = load_config(rt, &c);
