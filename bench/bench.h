@@ -24,11 +24,10 @@ void bench_rmtree(const char *dir);
  * steps of bk. elem is "f32" or "bf16". group > 0: a 1-D grid of tiles taken
  * in groups of `group` rows of tiles, column by column (Triton's grouped
  * order: the tiles running at once share A's and B's panels in L2); else a
- * 2-D grid (x: rows of tiles). Returns the length written. */
-int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group);
-/* The same with B K-major where b_kmajor (stored N x K: its view's strides [1, %ldb]). */
-int bench_gemm_source_b(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
-                        int b_kmajor);
+ * 2-D grid (x: rows of tiles). b_kmajor: B stored N x K (its view's strides
+ * [1, %ldb]). Returns the length written. */
+int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
+                      int b_kmajor);
 
 /* ---- libcuda bits and cuBLAS (bench_libs.c) ---- */
 

@@ -53,13 +53,8 @@ void bench_rmtree(const char *dir)
         nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group)
-{
-    return bench_gemm_source_b(buf, size, elem, bm, bn, bk, warps, group, 0);
-}
-
-int bench_gemm_source_b(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
-                        int b_kmajor)
+int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
+                      int b_kmajor)
 {
     char order[640];
     if (group > 0) /* a 1-D grid: program p takes the tile at row first + (p % per) % gm, column (p % per) / gm

@@ -723,7 +723,7 @@ static void build_tilec(Variant *v)
     char src[4096], a_opt[32], p_opt[48], s_opt[24];
     const char *opts[4 + MAX_COPTS];
     int nopts = variant_opts(v, &v->tile, opts, a_opt, p_opt, s_opt);
-    bench_gemm_source_b(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
+    bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
                       v->tile.group, b_kmajor);
     tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &v->mod);
     if (r != TILEC_SUCCESS)
@@ -742,7 +742,7 @@ static void tune_tilec(Variant *v, Problem *p)
     for (int t = 0; t < v->ntiles; t++) {
         const Tile *tl = &v->tiles[t];
         int nopts = variant_opts(v, tl, opts[t], a_opt, p_opt, s_opt[t]);
-        bench_gemm_source_b(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps, tl->group,
+        bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps, tl->group,
                             b_kmajor);
         cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts[t], {0, 0, 0}};
         gemm_grid(tl, s, cfg[t].grid);
@@ -921,7 +921,7 @@ static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
     Tile t;
     int used;
     parse_tile(o->cfg, &t, &used);
-    bench_gemm_source_b(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
+    bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
     const char *extra[2 + MAX_COPTS];
     int nextra = tile_opts(&t, extra, 0, s_opt);
     static const char *const archs[] = {"sm_90a", "sm_80"};
@@ -958,7 +958,7 @@ int main(int argc, char **argv)
         Tile t;
         int used, bf16 = !strcmp(o.source, "bf16");
         parse_tile(bf16 ? o.cfg_bf16 : o.cfg, &t, &used);
-        bench_gemm_source_b(src, sizeof src, o.source, t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
+        bench_gemm_source(src, sizeof src, o.source, t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
         fputs(src, stdout);
         return 0;
     }

@@ -69,17 +69,23 @@ int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *
     return in && !half_dot(m, wgmma_loop_dot(m, in)) && o->wgmma_swapped;
 }
 
+/* Whether marked loop f's B is taken K-major (the one decision the tensor
+ * maps and the lowering share): f16/bf16 wherever B's view is, f32 where
+ * wgmma_kmajor_b_fits. */
+static int loop_kmajor_b(const TirModule *m, const TirInst *f, uint32_t warps, const TcOptions *o)
+{
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    const uint32_t *da = tir_args(m, dot);
+    const TirInst *ldb = &m->insts[tir_value_def_inst(m, da[1])];
+    if (half_dot(m, dot)) /* any tile of the f16/bf16 pipeline's */
+        return o->wgmma_kmajor_b && wgmma_b_kmajor_view(m, ldb);
+    return wgmma_kmajor_b_fits(m, ldb, dot->type.dim[0], dot->type.dim[1], warps, (TirPrecision)dot->ival, o);
+}
+
 int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirInst *f = wgmma_marked_loop(m, k);
-    if (!f)
-        return 0;
-    const TirInst *dot = wgmma_loop_dot(m, f);
-    const uint32_t *da = tir_args(m, dot);
-    if (tir_value_type(m, da[0]).elem != ELEM_F32) /* f16/bf16: any tile of the pipeline's */
-        return o->wgmma_kmajor_b && wgmma_b_kmajor_view(m, &m->insts[tir_value_def_inst(m, da[1])]);
-    return wgmma_kmajor_b_fits(m, &m->insts[tir_value_def_inst(m, da[1])], dot->type.dim[0], dot->type.dim[1],
-                               k->warps, (TirPrecision)dot->ival, o);
+    return f && loop_kmajor_b(m, f, k->warps, o);
 }
 
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o)
@@ -746,16 +752,15 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     TirElem elem = tir_value_type(m, da[0]).elem;
     /* the kernel's tensor maps (lower.c made the parameters) are this loop's: one pipeline per kernel */
     P.tma = L->ntmaps >= 2;
+    /* a K-major B: copied as A; f16/bf16 read it by a K-major descriptor (no transpose bit), f32
+     * through lower_wgmma_kmajor.c */
+    P.bk = loop_kmajor_b(m, loop, P.consumers / 32, L->o);
     if (P.ss) {
-        /* a K-major B: copied as A, read by a K-major descriptor (no transpose bit) */
-        P.bk = L->o->wgmma_kmajor_b && wgmma_b_kmajor_view(m, &m->insts[tir_value_def_inst(m, da[1])]);
         P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
         *smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
     } else if (P.swapped) {
-        P.bk = wgmma_kmajor_b_fits(m, &m->insts[tir_value_def_inst(m, da[1])], P.bm, P.bn, P.consumers / 32, P.prec,
-                                   L->o);
         P.producers = (P.bk ? kmajor_producers : swapped_producers)(P.bm, P.bn, P.consumers, P.prec, P.stages,
                                                                     L->o->wgmma_one_producer);
         if (P.copies == 3 && P.producers != 1) /* x3_spare's named barrier counts one warpgroup */
