@@ -46,6 +46,10 @@ static const char *extra_copts[MAX_COPTS];
 static int nextra_copts;
 /* --b-kmajor: B stored N x K (row-major B^T) for every kernel, cuBLAS's too */
 static int b_kmajor;
+/* --b-bytes-swapped (a diagnostic): B's bytes uploaded in the other layout
+ * than the kernels read, so that a layout's time can be told from its
+ * data's (square shapes; the results are wrong: only the times count) */
+static int b_bytes_swapped;
 
 static const char *const family_base[] = {"cublas-sgemm", "cublas-tf32", "cublas-bf16"};
 
@@ -116,6 +120,8 @@ static const char usage[] =
     "  --no-cublas         skip cuBLAS\n"
     "  --b-kmajor          B stored N x K (row-major B^T, as x @ W^T's W): tilec's view\n"
     "                      strides [1, ldb], cuBLAS's B transposed (default: B row-major K x N)\n"
+    "  --b-bytes-swapped   diagnostic: B uploaded in the other layout than --b-kmajor\n"
+    "                      says (square shapes; results wrong, BAD-ERROR: times only)\n"
     "  --reps=N            at least N timed batches (default 20)\n"
     "  --batch-ms=X        launches per batch so that a batch lasts >= X ms (default 1)\n"
     "  --target-ms=X       more batches (up to 500) until about X ms are timed (default 200)\n"
@@ -253,6 +259,8 @@ static void parse_args(int argc, char **argv, Opts *o)
             o->no_cublas = 1;
         else if (!strcmp(a, "--b-kmajor"))
             b_kmajor = 1;
+        else if (!strcmp(a, "--b-bytes-swapped"))
+            b_bytes_swapped = 1;
         else if (!strcmp(a, "--use-cache"))
             o->use_cache = 1;
         else if (!strcmp(a, "--autotune"))
@@ -437,8 +445,9 @@ static int problem_init(Problem *p, Shape s, const Opts *o, size_t l2, int want_
     fprintf(stderr, "  fp64 reference for %d rows: %.0f ms\n", p->nrows, bench_now_ms() - t0);
     size_t target = 4 * l2;
     p->ncopies = copies_for((na + nb) * 4, target);
-    float *bt = b_kmajor ? malloc(nb * 4) : NULL; /* B as the device holds it */
-    if (b_kmajor && !bt)
+    int up_kmajor = b_kmajor ^ b_bytes_swapped;
+    float *bt = up_kmajor ? malloc(nb * 4) : NULL; /* B as the device holds it */
+    if (up_kmajor && !bt)
         return -1;
     for (size_t k = 0; bt && k < (size_t)s.K; k++)
         for (size_t j = 0; j < (size_t)s.N; j++)
@@ -456,7 +465,7 @@ static int problem_init(Problem *p, Shape s, const Opts *o, size_t l2, int want_
             h[i] = to_bf16(p->hA[i]);
         int rc = upload_copies(p->dA16, p->ncopies16, h, na * 2);
         for (size_t i = 0; rc == 0 && i < nb; i++) /* (K-major: element i of B^T) */
-            h[i] = to_bf16(b_kmajor ? p->hB[i % (size_t)s.K * (size_t)s.N + i / (size_t)s.K] : p->hB[i]);
+            h[i] = to_bf16(up_kmajor ? p->hB[i % (size_t)s.K * (size_t)s.N + i / (size_t)s.K] : p->hB[i]);
         rc = rc ? rc : upload_copies(p->dB16, p->ncopies16, h, nb * 2);
         free(h);
         if (rc)
@@ -1016,9 +1025,10 @@ int main(int argc, char **argv)
         l2 = 50000000; /* the H100/H200 datasheet figure */
     if (cuda_ok && !o.no_cublas && bench_cublas_open(&cublas, why, sizeof why) != 0)
         fprintf(stderr, "bench_gemm: no cuBLAS: %s\n", why);
-    snprintf(header, sizeof header, "# %s; %s; %s; L2 %.0f MB; rotation >= 4x L2; median of >= %d batches >= %g ms%s\n",
+    snprintf(header, sizeof header, "# %s; %s; %s; L2 %.0f MB; rotation >= 4x L2; median of >= %d batches >= %g ms%s%s\n",
              tilecVersion(), devname, cublas ? bench_cublas_name(cublas) : "no cuBLAS", l2 / 1e6, o.reps, o.batch_ms,
-             b_kmajor ? "; B K-major (stored N x K)" : "");
+             b_kmajor ? "; B K-major (stored N x K)" : "",
+             b_bytes_swapped ? "; B's bytes in the other layout (diagnostic: results wrong)" : "");
     fprintf(stderr, "%s", header);
 
     compile_times(&o, 1, ct, &nct);
