@@ -9,4 +9,5 @@ mkdir -p "$B/bench" && ln -sf ../bin/bench_gemm "$B/bench/bench_gemm"
 OLD_B=""; [ -d "$B/old" ] && OLD_B=$B/old   # run old/bench_gemm with LD_LIBRARY_PATH=$OLD_B
 export LD_LIBRARY_PATH="$B/bin:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TILEC_SOURCE_DIR=$PWD PATH="/usr/local/cuda/bin:$PATH"
+echo "build: $(cat "$B/COMMIT" 2>/dev/null || echo unknown)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader

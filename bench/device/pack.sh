@@ -35,6 +35,8 @@ if [ -n "${OLD:-}" ]; then
   cp /tmp/b-old-static/tilec "$stage/old/tilec_static"
   git -C "$src" rev-parse --short HEAD > "$stage/old/COMMIT"
 fi
+# what was built, printed by env.sh in every call (a stale carried build timed the wrong kernel once: NOTES v35)
+echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' + changes')" > "$stage/COMMIT"
 tar -C "$stage" -cJf carry/b.tar.xz .
 rm -rf "$stage"
 echo "carry/b.tar.xz: $(du -h carry/b.tar.xz | cut -f1), $(git rev-parse --short HEAD)$(git diff --quiet || echo ' + changes')"
