@@ -24,10 +24,12 @@ void bench_rmtree(const char *dir);
  * steps of bk. elem is "f32" or "bf16". group > 0: a 1-D grid of tiles taken
  * in groups of `group` rows of tiles, column by column (Triton's grouped
  * order: the tiles running at once share A's and B's panels in L2); else a
- * 2-D grid (x: rows of tiles). b_kmajor: B stored N x K (its view's strides
- * [1, %ldb]). Returns the length written. */
+ * 2-D grid (x: rows of tiles). layout: BENCH_B_KMAJOR, B stored N x K (its
+ * view's strides [1, %ldb]); BENCH_A_MMAJOR, A stored K x M (strides [1,
+ * %lda]). Returns the length written. */
+enum { BENCH_B_KMAJOR = 1, BENCH_A_MMAJOR = 2 };
 int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
-                      int b_kmajor);
+                      unsigned layout);
 
 /* ---- libcuda bits and cuBLAS (bench_libs.c) ---- */
 
@@ -46,10 +48,10 @@ typedef struct BenchCublas BenchCublas;
 int bench_cublas_open(BenchCublas **cb, char *why, size_t n);
 const char *bench_cublas_name(const BenchCublas *cb); /* "cuBLAS 130000 (path)" */
 /* Row-major C[M,N] = A[M,K] B[K,N] on the legacy default stream. A and B
- * are f32 (SGEMM, TF32) or bf16 (BF16); C is f32. b_kmajor: B is stored
- * N x K (row-major B^T). */
+ * are f32 (SGEMM, TF32) or bf16 (BF16); C is f32. layout (bench_gemm_source's):
+ * B stored N x K (row-major B^T), A stored K x M (row-major A^T). */
 int bench_cublas_gemm(BenchCublas *cb, BenchCublasMode mode, int M, int N, int K, uint64_t A, uint64_t B,
-                      uint64_t C, int b_kmajor, char *why, size_t n);
+                      uint64_t C, unsigned layout, char *why, size_t n);
 void bench_cublas_close(BenchCublas *cb);
 
 /* ---- compile time (bench_compile.c) ---- */

@@ -54,7 +54,7 @@ void bench_rmtree(const char *dir)
 }
 
 int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, int bk, int warps, int group,
-                      int b_kmajor)
+                      unsigned layout)
 {
     char order[640];
     if (group > 0) /* a 1-D grid: program p takes the tile at row first + (p % per) % gm, column (p % per) / gm
@@ -82,7 +82,7 @@ int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, 
                     "%s"
                     "  %%m0 = mul %%pm, %d\n"
                     "  %%n0 = mul %%pn, %d\n"
-                    "  %%va = view %%A [%%M, %%K] strides [%%lda, 1]\n"
+                    "  %%va = view %%A [%%M, %%K] strides %s\n"
                     "  %%vb = view %%B [%%K, %%N] strides %s\n"
                     "  %%vc = view %%C [%%M, %%N] strides [%%ldc, 1]\n"
                     "  %%z = zeros : tile<%dx%dxf32>\n"
@@ -94,8 +94,12 @@ int bench_gemm_source(char *buf, size_t size, const char *elem, int bm, int bn, 
                     "  }\n"
                     "  store %%acc, %%vc[%%m0, %%n0]\n"
                     "}\n",
-                    b_kmajor ? " (B K-major: stored N x K)" : "", bm, bn, elem, elem, warps, order, bm, bn,
-                    b_kmajor ? "[1, %ldb]" : "[%ldb, 1]", bm, bn, bk, bm, bk, elem, bk, bn, elem, bm, bn);
+                    layout == (BENCH_A_MMAJOR | BENCH_B_KMAJOR) ? " (A M-major: stored K x M; B K-major: stored N x K)"
+                    : layout & BENCH_A_MMAJOR                   ? " (A M-major: stored K x M)"
+                    : layout & BENCH_B_KMAJOR                   ? " (B K-major: stored N x K)"
+                                                                : "",
+                    bm, bn, elem, elem, warps, order, bm, bn, layout & BENCH_A_MMAJOR ? "[1, %lda]" : "[%lda, 1]",
+                    layout & BENCH_B_KMAJOR ? "[1, %ldb]" : "[%ldb, 1]", bm, bn, bk, bm, bk, elem, bk, bn, elem, bm, bn);
 }
 
 /* Fills a row from samples (sorted by bench_median); ms_first is the first

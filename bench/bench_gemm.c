@@ -44,8 +44,9 @@ typedef enum { FAM_FP32, FAM_TF32, FAM_BF16 } Family;
 enum { MAX_COPTS = 4 };
 static const char *extra_copts[MAX_COPTS];
 static int nextra_copts;
-/* --b-kmajor: B stored N x K (row-major B^T) for every kernel, cuBLAS's too */
-static int b_kmajor;
+/* --b-kmajor, --a-mmajor: B stored N x K (row-major B^T), A stored K x M
+ * (row-major A^T), for every kernel, cuBLAS's too (BENCH_B_KMAJOR | BENCH_A_MMAJOR) */
+static unsigned layout;
 /* --b-bytes-swapped (a diagnostic): B's bytes uploaded in the other layout
  * than the kernels read, so that a layout's time can be told from its
  * data's (square shapes; the results are wrong: only the times count) */
@@ -120,6 +121,8 @@ static const char usage[] =
     "  --no-cublas         skip cuBLAS\n"
     "  --b-kmajor          B stored N x K (row-major B^T, as x @ W^T's W): tilec's view\n"
     "                      strides [1, ldb], cuBLAS's B transposed (default: B row-major K x N)\n"
+    "  --a-mmajor          A stored K x M (row-major A^T, as X^T @ dY's X): tilec's view\n"
+    "                      strides [1, lda], cuBLAS's A transposed (default: A row-major M x K)\n"
     "  --b-bytes-swapped   diagnostic: B uploaded in the other layout than --b-kmajor\n"
     "                      says (square shapes; results wrong, BAD-ERROR: times only)\n"
     "  --reps=N            at least N timed batches (default 20)\n"
@@ -258,7 +261,9 @@ static void parse_args(int argc, char **argv, Opts *o)
         else if (!strcmp(a, "--no-cublas"))
             o->no_cublas = 1;
         else if (!strcmp(a, "--b-kmajor"))
-            b_kmajor = 1;
+            layout |= BENCH_B_KMAJOR;
+        else if (!strcmp(a, "--a-mmajor"))
+            layout |= BENCH_A_MMAJOR;
         else if (!strcmp(a, "--b-bytes-swapped"))
             b_bytes_swapped = 1;
         else if (!strcmp(a, "--use-cache"))
@@ -406,6 +411,10 @@ static void problem_free(Problem *p)
 }
 
 /* Copies of a buffer so that `copies` of it exceed the rotation target. */
+/* Where element i of x's transpose (cols x rows, row-major) lies in x
+ * (rows x cols, row-major). */
+static size_t transposed(size_t i, size_t rows, size_t cols) { return i % rows * cols + i / rows; }
+
 static int copies_for(size_t bytes, size_t target)
 {
     size_t c = bytes ? (target + bytes - 1) / bytes : 1;
@@ -445,15 +454,18 @@ static int problem_init(Problem *p, Shape s, const Opts *o, size_t l2, int want_
     fprintf(stderr, "  fp64 reference for %d rows: %.0f ms\n", p->nrows, bench_now_ms() - t0);
     size_t target = 4 * l2;
     p->ncopies = copies_for((na + nb) * 4, target);
-    int up_kmajor = b_kmajor ^ b_bytes_swapped;
-    float *bt = up_kmajor ? malloc(nb * 4) : NULL; /* B as the device holds it */
-    if (up_kmajor && !bt)
+    /* A and B as the device holds them: transposed where stored M-major / K-major */
+    int at = (layout & BENCH_A_MMAJOR) != 0, bt = ((layout & BENCH_B_KMAJOR) != 0) ^ b_bytes_swapped;
+    float *t = at || bt ? malloc((na > nb ? na : nb) * 4) : NULL;
+    if ((at || bt) && !t)
         return -1;
-    for (size_t k = 0; bt && k < (size_t)s.K; k++)
-        for (size_t j = 0; j < (size_t)s.N; j++)
-            bt[j * (size_t)s.K + k] = p->hB[k * (size_t)s.N + j];
-    int up = upload_copies(p->dA, p->ncopies, p->hA, na * 4) || upload_copies(p->dB, p->ncopies, bt ? bt : p->hB, nb * 4);
-    free(bt);
+    for (size_t i = 0; at && i < na; i++)
+        t[i] = p->hA[transposed(i, (size_t)s.M, (size_t)s.K)];
+    int up = upload_copies(p->dA, p->ncopies, at ? t : p->hA, na * 4);
+    for (size_t i = 0; bt && i < nb; i++)
+        t[i] = p->hB[transposed(i, (size_t)s.K, (size_t)s.N)];
+    up = up || upload_copies(p->dB, p->ncopies, bt ? t : p->hB, nb * 4);
+    free(t);
     if (up)
         return -1;
     if (want_bf16) {
@@ -462,10 +474,10 @@ static int problem_init(Problem *p, Shape s, const Opts *o, size_t l2, int want_
             return -1;
         p->ncopies16 = copies_for((na + nb) * 2, target);
         for (size_t i = 0; i < na; i++)
-            h[i] = to_bf16(p->hA[i]);
+            h[i] = to_bf16(p->hA[at ? transposed(i, (size_t)s.M, (size_t)s.K) : i]);
         int rc = upload_copies(p->dA16, p->ncopies16, h, na * 2);
-        for (size_t i = 0; rc == 0 && i < nb; i++) /* (K-major: element i of B^T) */
-            h[i] = to_bf16(up_kmajor ? p->hB[i % (size_t)s.K * (size_t)s.N + i / (size_t)s.K] : p->hB[i]);
+        for (size_t i = 0; rc == 0 && i < nb; i++)
+            h[i] = to_bf16(p->hB[bt ? transposed(i, (size_t)s.K, (size_t)s.N) : i]);
         rc = rc ? rc : upload_copies(p->dB16, p->ncopies16, h, nb * 2);
         free(h);
         if (rc)
@@ -493,7 +505,8 @@ typedef struct {
 static void gemm_args(GemmArgs *g, const Variant *v, Problem *p, int c)
 {
     *g = (GemmArgs){.a = v->bf16 ? p->dA16[c] : p->dA[c], .b = v->bf16 ? p->dB16[c] : p->dB[c], .M = p->s.M,
-                    .N = p->s.N, .K = p->s.K, .lda = p->s.K, .ldb = b_kmajor ? p->s.K : p->s.N, .ldc = p->s.N};
+                    .N = p->s.N, .K = p->s.K, .lda = layout & BENCH_A_MMAJOR ? p->s.M : p->s.K,
+                    .ldb = layout & BENCH_B_KMAJOR ? p->s.K : p->s.N, .ldc = p->s.N};
     void *args[9] = {&g->a, &g->b, &p->dC, &g->M, &g->N, &g->K, &g->lda, &g->ldb, &g->ldc};
     memcpy(g->args, args, sizeof args);
 }
@@ -517,7 +530,7 @@ static int launch(const Variant *v, Problem *p, long iter, char *why, size_t wn)
     GemmArgs g;
     gemm_args(&g, v, p, c);
     if (v->is_cublas)
-        return bench_cublas_gemm(cublas, v->cmode, s->M, s->N, s->K, g.a, g.b, p->dC, b_kmajor, why, wn);
+        return bench_cublas_gemm(cublas, v->cmode, s->M, s->N, s->K, g.a, g.b, p->dC, layout, why, wn);
     unsigned grid[3];
     gemm_grid(&v->tile, s, grid);
     tilecResult r = tilecLaunch(v->mod, "gemm", grid, NULL, g.args);
@@ -733,7 +746,7 @@ static void build_tilec(Variant *v)
     const char *opts[4 + MAX_COPTS];
     int nopts = variant_opts(v, &v->tile, opts, a_opt, p_opt, s_opt);
     bench_gemm_source(src, sizeof src, v->bf16 ? "bf16" : "f32", v->tile.bm, v->tile.bn, v->tile.bk, v->tile.warps,
-                      v->tile.group, b_kmajor);
+                      v->tile.group, layout);
     tilecResult r = tilecModuleLoadSource(rt, src, strlen(src), "gemm.tir", nopts, opts, &v->mod);
     if (r != TILEC_SUCCESS)
         snprintf(v->error, sizeof v->error, "%s: %s", tilecGetErrorString(r), rt_log());
@@ -752,7 +765,7 @@ static void tune_tilec(Variant *v, Problem *p)
         const Tile *tl = &v->tiles[t];
         int nopts = variant_opts(v, tl, opts[t], a_opt, p_opt, s_opt[t]);
         bench_gemm_source(src[t], sizeof src[t], v->bf16 ? "bf16" : "f32", tl->bm, tl->bn, tl->bk, tl->warps, tl->group,
-                            b_kmajor);
+                            layout);
         cfg[t] = (tilecTuneConfig){src[t], strlen(src[t]), "gemm.tir", nopts, opts[t], {0, 0, 0}};
         gemm_grid(tl, s, cfg[t].grid);
     }
@@ -930,7 +943,7 @@ static void compile_times(const Opts *o, int gpu, CompileTime *ct, int *nct)
     Tile t;
     int used;
     parse_tile(o->cfg, &t, &used);
-    bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
+    bench_gemm_source(src, sizeof src, "f32", t.bm, t.bn, t.bk, t.warps, t.group, layout);
     const char *extra[2 + MAX_COPTS];
     int nextra = tile_opts(&t, extra, 0, s_opt);
     static const char *const archs[] = {"sm_90a", "sm_80"};
@@ -967,7 +980,7 @@ int main(int argc, char **argv)
         Tile t;
         int used, bf16 = !strcmp(o.source, "bf16");
         parse_tile(bf16 ? o.cfg_bf16 : o.cfg, &t, &used);
-        bench_gemm_source(src, sizeof src, o.source, t.bm, t.bn, t.bk, t.warps, t.group, b_kmajor);
+        bench_gemm_source(src, sizeof src, o.source, t.bm, t.bn, t.bk, t.warps, t.group, layout);
         fputs(src, stdout);
         return 0;
     }
@@ -1025,9 +1038,10 @@ int main(int argc, char **argv)
         l2 = 50000000; /* the H100/H200 datasheet figure */
     if (cuda_ok && !o.no_cublas && bench_cublas_open(&cublas, why, sizeof why) != 0)
         fprintf(stderr, "bench_gemm: no cuBLAS: %s\n", why);
-    snprintf(header, sizeof header, "# %s; %s; %s; L2 %.0f MB; rotation >= 4x L2; median of >= %d batches >= %g ms%s%s\n",
+    snprintf(header, sizeof header, "# %s; %s; %s; L2 %.0f MB; rotation >= 4x L2; median of >= %d batches >= %g ms%s%s%s\n",
              tilecVersion(), devname, cublas ? bench_cublas_name(cublas) : "no cuBLAS", l2 / 1e6, o.reps, o.batch_ms,
-             b_kmajor ? "; B K-major (stored N x K)" : "",
+             layout & BENCH_A_MMAJOR ? "; A M-major (stored K x M)" : "",
+             layout & BENCH_B_KMAJOR ? "; B K-major (stored N x K)" : "",
              b_bytes_swapped ? "; B's bytes in the other layout (diagnostic: results wrong)" : "");
     fprintf(stderr, "%s", header);
 

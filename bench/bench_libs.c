@@ -177,7 +177,7 @@ int bench_cublas_open(BenchCublas **out, char *why, size_t n)
 const char *bench_cublas_name(const BenchCublas *cb) { return cb->name; }
 
 int bench_cublas_gemm(BenchCublas *cb, BenchCublasMode mode, int M, int N, int K, uint64_t A, uint64_t B,
-                      uint64_t C, int b_kmajor, char *why, size_t n)
+                      uint64_t C, unsigned layout, char *why, size_t n)
 {
     /* Row-major C = A B is column-major C^T = B^T A^T: the row-major
      * buffers read column-major are exactly B^T (N x K, ld N) and A^T
@@ -185,19 +185,21 @@ int bench_cublas_gemm(BenchCublas *cb, BenchCublasMode mode, int M, int N, int K
     const float one = 1.0f, zero = 0.0f;
     const void *a = (const void *)(uintptr_t)B, *b = (const void *)(uintptr_t)A;
     void *c = (void *)(uintptr_t)C;
-    /* B stored N x K (b_kmajor): read column-major it is B (K x N, ld K), so B^T is its transpose */
-    int opa = b_kmajor ? CUBLAS_OP_T : CUBLAS_OP_N, lda = b_kmajor ? K : N;
+    /* B stored N x K (K-major): read column-major it is B (K x N, ld K), so B^T is its transpose;
+     * A stored K x M (M-major): read column-major it is A (M x K, ld M), A^T its transpose */
+    int opa = layout & BENCH_B_KMAJOR ? CUBLAS_OP_T : CUBLAS_OP_N, lda = layout & BENCH_B_KMAJOR ? K : N;
+    int opb = layout & BENCH_A_MMAJOR ? CUBLAS_OP_T : CUBLAS_OP_N, ldb = layout & BENCH_A_MMAJOR ? M : K;
     int r;
     switch (mode) {
     case BC_SGEMM:
-        r = cb->sgemm(cb->h, opa, CUBLAS_OP_N, N, M, K, &one, a, lda, b, K, &zero, c, N);
+        r = cb->sgemm(cb->h, opa, opb, N, M, K, &one, a, lda, b, ldb, &zero, c, N);
         break;
     case BC_TF32:
-        r = cb->gemmex(cb->h, opa, CUBLAS_OP_N, N, M, K, &one, a, CUDA_R_32F, lda, b, CUDA_R_32F, K, &zero, c,
+        r = cb->gemmex(cb->h, opa, opb, N, M, K, &one, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &zero, c,
                        CUDA_R_32F, N, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
         break;
     default:
-        r = cb->gemmex(cb->h, opa, CUBLAS_OP_N, N, M, K, &one, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, K, &zero, c,
+        r = cb->gemmex(cb->h, opa, opb, N, M, K, &one, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &zero, c,
                        CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         break;
     }

@@ -34,6 +34,9 @@ typedef struct {
                                 * K-major (its view's k stride the constant 1) copies B as it copies A and
                                 * takes both wgmma operands from shared memory (lower_wgmma_kmajor.c); an
                                 * f16/bf16 one copies B as A and reads it without the transpose bit */
+    int wgmma_mmajor_a;        /* sm_90a (default on; -fno-wgmma-mmajor-a): an f16/bf16 GEMM loop whose A
+                                * is M-major (its view's m stride the constant 1: A^T @ B's A) copies A^T
+                                * as a row-major B and reads it with wgmma's transpose bit for A */
     int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
                                 * consumers issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs, where a stage has 8 wgmmas or more */
@@ -357,9 +360,14 @@ uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint
 int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
                         TirPrecision p, const TcOptions *o);
 int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o);
-/* Whether the view B's load ldb reads has the constant 1 as its k stride
- * (also the f16/bf16 pipeline's K-major B, lower_wgmma_ss.c). */
-int wgmma_b_kmajor_view(const TirModule *m, const TirInst *ldb);
+/* An f16/bf16 loop whose A is M-major (its view's m stride the constant 1;
+ * -fno-wgmma-mmajor-a: element copies): A^T's rows copied as a row-major B's
+ * panels and read with wgmma's transpose bit for A (lower_wgmma_ss.c). */
+int wgmma_mmajor_a(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* Whether the view load ld reads is column-major: the constant 1 as its
+ * rows' stride (B's k stride: B K-major; A's m stride: A M-major, as A^T @
+ * B's A; also the f16/bf16 pipeline's, lower_wgmma_ss.c). */
+int wgmma_view_col_major(const TirModule *m, const TirInst *ld);
 uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
 /* The f16/bf16 pipeline's (lower_wgmma_ss.c): per stage BM rows of A and BN
  * columns of B, 128 bytes each (64 k); two barriers per stage. */

@@ -78,7 +78,7 @@ static int loop_kmajor_b(const TirModule *m, const TirInst *f, uint32_t warps, c
     const uint32_t *da = tir_args(m, dot);
     const TirInst *ldb = &m->insts[tir_value_def_inst(m, da[1])];
     if (half_dot(m, dot)) /* any tile of the f16/bf16 pipeline's */
-        return o->wgmma_kmajor_b && wgmma_b_kmajor_view(m, ldb);
+        return o->wgmma_kmajor_b && wgmma_view_col_major(m, ldb);
     return wgmma_kmajor_b_fits(m, ldb, dot->type.dim[0], dot->type.dim[1], warps, (TirPrecision)dot->ival, o);
 }
 
@@ -86,6 +86,21 @@ int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirInst *f = wgmma_marked_loop(m, k);
     return f && loop_kmajor_b(m, f, k->warps, o);
+}
+
+/* Whether marked loop f's A is taken M-major (the tensor maps and the
+ * lowering share it): f16/bf16, any tile of their pipeline's. */
+static int loop_mmajor_a(const TirModule *m, const TirInst *f, const TcOptions *o)
+{
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    return half_dot(m, dot) && o->wgmma_mmajor_a &&
+           wgmma_view_col_major(m, &m->insts[tir_value_def_inst(m, tir_args(m, dot)[0])]);
+}
+
+int wgmma_mmajor_a(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    const TirInst *f = wgmma_marked_loop(m, k);
+    return f && loop_mmajor_a(m, f, o);
 }
 
 int wgmma_persistable(const TirModule *m, const TirKernel *k, const TcOptions *o)
@@ -701,8 +716,10 @@ void wg_producer_exit(Lower *L)
 static void pipe_remark(const Pipe *P, TirLoc loc)
 {
     int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
-    const char *how = P->ss     ? (P->bk ? "; both operands from shared memory as they lie, B K-major"
-                                         : "; both operands from shared memory as they lie")
+    const char *how = P->ss     ? (P->am && P->bk ? "; both operands from shared memory as they lie, A M-major, B K-major"
+                                   : P->am        ? "; both operands from shared memory as they lie, A M-major"
+                                   : P->bk        ? "; both operands from shared memory as they lie, B K-major"
+                                                  : "; both operands from shared memory as they lie")
                       : P->bk   ? (P->prec == PREC_TF32_RNE && P->tma
                                        ? "; B K-major: both operands from shared memory, the TMA copies round to "
                                          "tf32 (the producers round where a launch gives no maps)"
@@ -755,6 +772,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     /* a K-major B: copied as A; f16/bf16 read it by a K-major descriptor (no transpose bit), f32
      * through lower_wgmma_kmajor.c */
     P.bk = loop_kmajor_b(m, loop, P.consumers / 32, L->o);
+    P.am = loop_mmajor_a(m, loop, L->o);
     if (P.ss) {
         P.producers = ss_producers(P.consumers, P.bn, L->o);
         P.elem = elem;
@@ -822,7 +840,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
     if (P.tma && L->o->wgmma_tma_only && (P.swapped || P.ss))
         P.tma_only = wg_tma_boxes_aligned(m, loop, &m->insts[tir_value_def_inst(m, da[0])],
-                                          &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128, P.bk);
+                                          &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128, P.bk, P.am);
     /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.round_b;
     /* -fwgmma-tma-direct: the consumers wait on the copies' landed[] themselves where nothing is
@@ -884,7 +902,9 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     lw_set(L, bargs[0], (LVal){.kind = LV_SCALAR, .s = lw_val(L, args[0])->s}); /* for lw_access only */
     Access xa = lw_access(L, lda, 0, elem), xb = lw_access(L, ldb, 0, elem);
     if (P.bk) /* the producers copy B^T's K-major rows */
-        xb = kmajor_access(&xb);
+        xb = transposed_access(&xb);
+    if (P.am) /* and A^T's M-major rows */
+        xa = transposed_access(&xa);
     if (P.cluster && L->role != LW_CONSUMERS) /* (the producers' choice) */
         P.shares_b = wg_cluster_shares_b(L, tir_args(m, ldb)[2]);
     if (P.tma) {

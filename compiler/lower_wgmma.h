@@ -64,6 +64,8 @@ typedef struct {
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int bk;               /* swapped, B K-major (lower_wgmma_kmajor.c): B's tile copied (and rounded)
                            * as A's, C = A B from two descriptors, C's MMA layout */
+    int am;               /* ss, A M-major: A^T's rows copied as a row-major B's panels, read with the
+                           * transpose bit for A */
     int bk_one_stage;     /* bk: the consumers wait for each stage's wgmmas before the next (where holding
                            * two stages would deadlock the producers: wgmma_hold_two_ok) */
     TirElem elem;         /* ss: the inputs' element type */
@@ -219,8 +221,9 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
                    LLVMValueRef rel_addr, LLVMValueRef rel_if);
 
 /* lower_wgmma_kmajor.c */
-/* The transpose of access x: B[K,N] as B^T[N,K], whose rows are K-major. */
-Access kmajor_access(const Access *x);
+/* The access of x's transpose (rows and columns swapped): the copies of a
+ * K-major B and of an M-major A read it. */
+Access transposed_access(const Access *x);
 uint32_t kmajor_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, TirPrecision p, uint32_t stages,
                           int one);
 /* One stage (ring offset soff) of C = A B, its wgmmas one group; then,
@@ -235,10 +238,11 @@ void kmajor_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, 
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
 /* Whether every program's TMA boxes are provably aligned (-fwgmma-tma-only
  * applies): neither view batched, the loop's first k a constant multiple of
- * 16 bytes, and B's first column a known multiple of what its box needs
- * (a product with a constant, sums of such, constants). */
+ * 16 bytes (where a box's innermost coordinate is k), B's first column and
+ * an M-major A's first row known multiples of what their boxes need (a
+ * product with a constant, sums of such, constants). */
 int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
-                         int b128, int bk);
+                         int b128, int bk, int am);
 /* i1: x .. x + n fit in i32 (x i64). */
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n);
 /* The tensor maps' addresses, once per producer thread. */

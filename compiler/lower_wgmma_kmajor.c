@@ -26,7 +26,7 @@
  */
 #include "compiler/lower_wgmma.h"
 
-Access kmajor_access(const Access *x)
+Access transposed_access(const Access *x)
 {
     return (Access){.base = x->base, .d0 = x->d1, .d1 = x->d0, .s0 = x->s1, .s1 = x->s0, .i0 = x->i1, .i1 = x->i0,
                     .nonempty = x->nonempty};

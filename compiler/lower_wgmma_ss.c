@@ -14,7 +14,11 @@
  * (docs/bf16_wgmma_notes.md). A K-major B (its view's k stride the
  * constant 1, P->bk; -fno-wgmma-kmajor-b: the N-major path, element by
  * element) is copied as A is, BN rows of 128 bytes, and read by a K-major
- * descriptor (+32 bytes per k16) without the transpose bit.
+ * descriptor (+32 bytes per k16) without the transpose bit. An M-major A
+ * (its view's m stride the constant 1, P->am; -fno-wgmma-mmajor-a: element
+ * by element) is copied as a row-major B is, A^T's 64 k rows of BM columns
+ * in 64-column panels, each consumer warpgroup's 64 rows of A one panel,
+ * read with imm-trans-a = 1 (+2048 bytes per k16).
  *
  * One producer warpgroup (two with -fwgmma-half-two-producers, not yet run
  * on a GPU: ss_producers()) copies both with 16-byte cp.async (element by
@@ -281,7 +285,10 @@ static void ss_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t
     LLVMValueRef s = wg_wait_step(P, P->empty32, t, 1);
     LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, SS_BK), ""), "k");
     LLVMValueRef stage = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
-    ss_copy(P, xa, xa->i0, k, P->bm, SS_BK, stage, lt);
+    if (P->am) /* A^T's rows as a row-major B's (xa is the transpose) */
+        ss_copy(P, xa, k, xa->i1, SS_BK, P->bm, stage, lt);
+    else
+        ss_copy(P, xa, xa->i0, k, P->bm, SS_BK, stage, lt);
     if (P->bk) /* B^T's rows as A's (xb is the transpose) */
         ss_copy(P, xb, xb->i0, k, P->bn, SS_BK, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""), lt);
     else
@@ -346,7 +353,10 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     const char *ty = P->elem == ELEM_BF16 ? "bf16" : "f16";
     LLVMValueRef wg = LLVMBuildLShr(b, L->tid, c32(L, 7), "");
     LLVMValueRef st = LLVMBuildAdd(b, P->ring32, soff, "");
-    LLVMValueRef da = wg_descriptor(L, LLVMBuildAdd(b, st, LLVMBuildMul(b, wg, c32(L, 64 * ROW_BYTES), ""), ""));
+    /* A: the warpgroup's 64 rows; M-major (P->am): its panel of A^T, 64 columns, read as B's
+     * N-major panels are (one panel: the leading offset is never stepped) */
+    LLVMValueRef ast = LLVMBuildAdd(b, st, LLVMBuildMul(b, wg, c32(L, 64 * ROW_BYTES), ""), "");
+    LLVMValueRef da = P->am ? wg_descriptor_offsets(L, ast, SS_BK * ROW_BYTES, 1024) : wg_descriptor(L, ast);
     /* B's N-major panels: leading offset one panel (64 rows x 128 bytes),
      * stride offset 8 rows; a K-major B (P->bk): rows as A's */
     LLVMValueRef bst = LLVMBuildAdd(b, st, c32(L, P->bm * ROW_BYTES), "");
@@ -360,13 +370,14 @@ void ss_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, LLVM
     sb_init(&t);
     sb_printf(&t, "{\n\t.reg .pred P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\twgmma.fence.sync.aligned;\n", 2 * nacc + 2 * KSTEPS);
     for (uint32_t j = 0; j < KSTEPS; j++) {
-        /* A: +32 bytes a k16 step (its 128-byte rows); B: +2048 (16 rows), K-major +32 as A */
-        in[2 * j] = LLVMBuildAdd(b, da, c64(L, 32 * j >> 4), "");
+        /* A: +32 bytes a k16 step (its 128-byte rows), M-major +2048 as B; B: +2048 (16 rows),
+         * K-major +32 as A */
+        in[2 * j] = LLVMBuildAdd(b, da, c64(L, (P->am ? 16 * ROW_BYTES : 32) * j >> 4), "");
         in[2 * j + 1] = LLVMBuildAdd(b, db, c64(L, (P->bk ? 32 : 16 * ROW_BYTES) * j >> 4), "");
         sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk16.f32.%s.%s {", P->bn, ty, ty);
         for (uint32_t x = 0; x < nacc; x++)
             sb_printf(&t, "%s$%u", x ? ", " : "", x);
-        sb_printf(&t, "}, $%u, $%u, P1, 1, 1, 0, %d;\n", 2 * nacc + 2 * j, 2 * nacc + 2 * j + 1, !P->bk);
+        sb_printf(&t, "}, $%u, $%u, P1, 1, 1, %d, %d;\n", 2 * nacc + 2 * j, 2 * nacc + 2 * j + 1, P->am, !P->bk);
     }
     /* the group before this one is done; -O0 (P->serial): this one too */
     sb_printf(&t, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;\n\t}", P->serial ? 0 : 1);

@@ -193,15 +193,16 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     TirPrecision p = (TirPrecision)dot->ival;
     TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
-    int bk = wgmma_kmajor_b(m, k, o);
+    int bk = wgmma_kmajor_b(m, k, o), am = elem != ELEM_F32 && wgmma_mmajor_a(m, k, o);
     if (elem == ELEM_F32 && bk) { /* B K-major (lower_wgmma_kmajor.c): B^T's rows as A's, a box of 32 k by BN rows */
         uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
         maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bn, 0}};
     } else if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels
-                                   * (K-major: B^T's 64 k by BN rows, as A's) */
+                                   * (K-major: B^T's 64 k by BN rows, as A's; an M-major A: A^T's 64 k by
+                                   * 64-column panels, as a row-major B's) */
         uint8_t t = elem == ELEM_BF16 ? TC_TMAP_BF16 : TC_TMAP_F16;
-        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {SS_BK, (uint16_t)bm, 0}};
+        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {am ? 64 : SS_BK, am ? SS_BK : (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {bk ? SS_BK : 64, bk ? (uint16_t)bn : SS_BK, 0}};
     } else if (o->wgmma_swapped && (p != PREC_IEEE || (o->wgmma_tma_b128 && bn % 32 == 0))) {
         /* (the FMA consumers read B's runs conflict-free from 32-column panels, not from 8-column
@@ -214,7 +215,7 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     } else {
         return 0;
     }
-    if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0], 0) ||
+    if (!tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[0])], elem, &maps[0], am) ||
         !tmap_of_load(m, &m->insts[tir_value_def_inst(m, da[1])], elem, &maps[1], bk))
         return 0;
     /* the swapped product's rounding (lower_wgmma_swapped.c), of the views the launch is to round
@@ -224,8 +225,8 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         for (int i = 0; i < 2; i++)
             if (i ? o->wgmma_preround_b : o->wgmma_preround_a)
                 maps[i].round = roundable(m, &m->insts[tir_value_def_inst(m, da[i])], &maps[i]);
-    /* the loop walks A's columns and B's rows (k; B^T's columns) */
-    maps[0].walk = 1;
+    /* the loop walks A's columns and B's rows (k; B^T's columns, A^T's rows) */
+    maps[0].walk = (uint8_t)!am;
     maps[0].across = (uint16_t)bm;
     maps[1].walk = (uint8_t)bk;
     maps[1].across = (uint16_t)bn;
@@ -275,16 +276,23 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
      * panels: a whole panel) */
     uint32_t ka, cb;
     box_alignment(P->ss, P->b128, P->bk, &ka, &cb);
-    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
-    if (P->bk) { /* xb is B's transpose: its rows (B's columns) start anywhere */
+    /* (an M-major A's box: innermost A's rows, in 64-row panels; k the row of A^T and of B, unless
+     * B is K-major too) */
+    LLVMValueRef ok = P->am && !P->bk ? LLVMConstInt(L->t_i1, 1, 0)
+                                      : LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
+    if (P->am) { /* xa is A's transpose */
+        ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xa->i1, c64(L, 7), ""), c64(L, 0), ""), "");
+        ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xa->i1, P->bm), "");
+    } else {
         ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xa->i0, P->bm), "");
+    }
+    if (P->bk) { /* xb is B's transpose: its rows (B's columns) start anywhere */
         return LLVMBuildAnd(b, both, LLVMBuildAnd(b, ok, wg_fits_i32(L, xb->i0, P->bn), ""), "tma");
     }
     ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xb->i1, c64(L, cb - 1), ""), c64(L, 0), ""), "");
     /* the boxes' coordinates are i32: a tile origin beyond it (an i64
      * index) would wrap onto real data instead of reading zeros (the loop's
      * k is i32, as its bounds) */
-    ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xa->i0, P->bm), "");
     ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xb->i1, P->bn), "");
     return LLVMBuildAnd(b, both, ok, "tma");
 }
@@ -326,17 +334,18 @@ static uint32_t known_zero_bits(const TirModule *m, uint32_t v, int depth)
 }
 
 int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
-                         int b128, int bk)
+                         int b128, int bk, int am)
 {
-    /* wg_tma_usable's test, proven: A's first k on ka elements, B's first column on cb */
+    /* wg_tma_usable's test, proven: the first k on ka elements where a box's innermost
+     * coordinate is k, B's first column on cb, an M-major A's first row on 8 */
     uint32_t ka, cb;
     box_alignment(ss, b128, bk, &ka, &cb);
-    const uint32_t *lb = tir_args(m, ldb);
+    const uint32_t *la = tir_args(m, lda), *lb = tir_args(m, ldb);
     if (lda->nargs != 3 || ldb->nargs != 3) /* a batched view: its batch's range is not known */
         return 0;
     uint32_t lo = tir_args(m, loop)[0], i = tir_value_def_inst(m, lo);
-    return i && m->insts[i].op == OP_CONST && m->insts[i].i64 % ka == 0 &&
-           (1u << known_zero_bits(m, lb[2], 0)) % cb == 0;
+    int k_ok = am && !bk ? 1 : i && m->insts[i].op == OP_CONST && m->insts[i].i64 % ka == 0;
+    return k_ok && (!am || known_zero_bits(m, la[1], 0) >= 3) && (1u << known_zero_bits(m, lb[2], 0)) % cb == 0;
 }
 
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n)
@@ -408,8 +417,15 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     LLVMValueRef bar = wg_bar_addr(L, P->ss ? P->full32 : P->landed32, s);
     LLVMValueRef tx[2] = {bar, c32(L, (P->bm + P->bn) * ROW_BYTES)}; /* 128 bytes of k per row, column */
     lw_asm(L, void_t(L), "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", tx, 2, SE);
-    LLVMValueRef ka[2] = {coord(L, k), coord(L, xa->i0)};
-    tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);
+    if (P->am) /* A^T's 64-column panels (8192 bytes each), as a row-major B's */
+        for (uint32_t p = 0; p < P->bm / 64; p++) {
+            LLVMValueRef km[2] = {coord(L, LLVMBuildAdd(b, xa->i1, c64(L, 64 * p), "")), coord(L, k)};
+            tma_box(L, LLVMBuildAdd(b, stage, c32(L, p * SS_BK * ROW_BYTES), ""), P->tmap_a, km, 2, P->batch_a, bar);
+        }
+    else {
+        LLVMValueRef ka[2] = {coord(L, k), coord(L, xa->i0)};
+        tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);
+    }
     LLVMValueRef bdst = LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), "");
     if (P->bk) { /* B^T's rows, as A's (xb is the transpose) */
         LLVMValueRef kb[2] = {coord(L, k), coord(L, xb->i0)};

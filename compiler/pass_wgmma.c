@@ -151,13 +151,13 @@ uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages)
     return stages * (bm + bn) * 128u + 24u * stages + 1024u;
 }
 
-int wgmma_b_kmajor_view(const TirModule *m, const TirInst *ldb)
+int wgmma_view_col_major(const TirModule *m, const TirInst *ld)
 {
-    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ldb)[0])];
+    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ld)[0])];
     if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
         return 0;
     uint32_t r = (v->nargs - 1) / 2, o = r - 2; /* o = 1: batched */
-    return is_const(m, tir_args(m, v)[1 + r + o], 1); /* B's k stride */
+    return is_const(m, tir_args(m, v)[1 + r + o], 1); /* the rows' stride */
 }
 
 int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
@@ -166,7 +166,7 @@ int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uin
     if (!o->wgmma_kmajor_b || !o->wgmma_swapped || o->wgmma_cluster ||
         (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE))
         return 0;
-    return bm == 16 * warps && bn % 16 == 0 && bn >= 16 && bn <= 256 && wgmma_b_kmajor_view(m, ldb);
+    return bm == 16 * warps && bn % 16 == 0 && bn >= 16 && bn <= 256 && wgmma_view_col_major(m, ldb);
 }
 
 /* A value the loop cannot change: a parameter or a result of the kernel

@@ -40,7 +40,7 @@ static const char *kernel_fmt =
     "  %%pb = program_id 2\n"
     "  %%m0 = mul %%pm, %d\n"
     "  %%n0 = mul %%pn, %d\n"
-    "  %%va = view %%A [%%batch, %%M, %%K] strides [%%sab, %%sam, %%sak]\n"
+    "  %%va = view %%A [%%batch, %%M, %%K] strides [%%sab, %s, %%sak]\n"
     "  %%vb = view %%B [%%batch, %%K, %%N] strides [%%sbb, %s, %%sbn]\n"
     "  %%vc = view %%C [%%batch, %%M, %%N] strides [%%scb, %%scm, %%scn]\n"
     "  %%z = zeros : tile<%dx%dxf32>\n"
@@ -60,6 +60,7 @@ typedef struct {
     int bm, bn, bk, warps;
     const char *copt; /* more options, space-separated (NULL: none) */
     int kmajor_b;     /* B's k stride the constant 1 in the kernel (B stored N x K: every shape's trans_b) */
+    int mmajor_a;     /* A's m stride the constant 1 in the kernel (A stored K x M: every shape's trans_a) */
 } Config;
 
 typedef struct {
@@ -98,12 +99,14 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
     /* strides (elements): A is M x K, stored row-major or transposed; each
      * batch is padded so batches are not adjacent */
     long long pa = s->aligned ? round8(K) + 8 - K : 3, pb = s->aligned ? round8(N) + 8 - N : 1;
-    long long sam = s->trans_a ? 1 : K + pa, sak = s->trans_a ? M + 5 : 1;
-    int trans_b = s->trans_b || c->kmajor_b;
+    int trans_a = s->trans_a || c->mmajor_a, trans_b = s->trans_b || c->kmajor_b;
+    /* (an M-major A's rows, of M, 16-byte aligned where asked: its tensor map's case) */
+    long long ldat = c->mmajor_a && s->aligned ? round8(M) + 8 : M + 5;
+    long long sam = trans_a ? 1 : K + pa, sak = trans_a ? ldat : 1;
     /* (a K-major B's rows 16-byte aligned where asked: its tensor map's case) */
     long long ldbt = c->kmajor_b && s->aligned ? round8(K) + 8 : K + 7;
     long long sbk = trans_b ? 1 : N + pb, sbn = trans_b ? ldbt : 1;
-    long long sab = (long long)(s->trans_a ? (M + 5) * (long long)K : M * (long long)(K + pa)) + (s->aligned ? 16 : 11);
+    long long sab = (long long)(trans_a ? ldat * (long long)K : M * (long long)(K + pa)) + (s->aligned ? 16 : 11);
     long long sbb = (long long)(trans_b ? ldbt * (long long)N : K * (long long)(N + pb)) + (s->aligned ? 24 : 13);
     /* C's rows and batches 16-byte aligned with aligned (its map for -fwgmma-tma-store) */
     long long ldc = s->aligned ? (N + 5) / 4 * 4 : N + 2, scb = (long long)M * ldc + (s->aligned ? 16 : 17);
@@ -229,7 +232,7 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
         }
     }
     printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
-           c->arch, c->precision, c->elem, "", M, N, K, nb, s->trans_a ? " At" : "",
+           c->arch, c->precision, c->elem, "", M, N, K, nb, c->mmajor_a ? " A M-major" : s->trans_a ? " At" : "",
            c->kmajor_b ? " B K-major" : s->trans_b ? " Bt" : "",
            s->special == 2 ? " inf/nan every step" : s->special ? " inf/nan" : "", checked, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
@@ -410,7 +413,7 @@ static void run_unproven_store_cases(tilecRuntime rt, uint64_t seed)
     static char src[2048], tmp[2048];
     replace_all(tmp, sizeof tmp, offset_src, "%k = %k0 to", "%k = 0 to");
     replace_all(src, sizeof src, tmp, "load %vb[%k, %n0]", "load %vb[%k, %n]");
-    Config c = {"f32", "tf32-rne", "sm_90a", 64, 64, 32, 4, "-fwgmma-tma-only -fwgmma-tma-store", 0};
+    Config c = {"f32", "tf32-rne", "sm_90a", 64, 64, 32, 4, "-fwgmma-tma-only -fwgmma-tma-store", 0, 0};
     static const int cases[][2] = {{76, 80}, {75, 80}, {75, 77}}; /* N, lda: A's rows off 16 bytes (staged) */
     for (int i = 0; i < 3; i++) {
         enum { M = 70, K = 77, LD = 80 };
@@ -485,7 +488,7 @@ static void expect_staged(tilecRuntime rt, size_t mark, const char *what)
 static void run_skewed_matmul(tilecRuntime rt, const char *src, const char *mode, uint64_t seed, const char *prefix)
 {
     enum { M = 300, N = 520, K = 333 };
-    Config c = {"f32", mode, "sm_90a", 128, 128, 32, 8, NULL, 0};
+    Config c = {"f32", mode, "sm_90a", 128, 128, 32, 8, NULL, 0, 0};
     unsigned grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
     run_dense(rt, &c, src, "matmul.tir", "matmul", M, N, K, K + 2, N + 1, N + 3, 0, 0, grid, seed, prefix,
               " (lda K + 2, ldb N + 1)");
@@ -518,7 +521,7 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
         run_skewed_matmul(forced, f32_src, modes[p], seed++, "examples/matmul.tir staged ");
         expect_staged(forced, mark, modes[p]);
     }
-    Config h = {"bf16", "ieee", "sm_90a", 128, 256, 64, 8, NULL, 0};
+    Config h = {"bf16", "ieee", "sm_90a", 128, 256, 64, 8, NULL, 0, 0};
     unsigned hgrid[3] = {(M + 127) / 128, (N + 255) / 256, 1};
     size_t mark = gpu_log_mark(forced);
     run_dense(forced, &h, bf16_src, "matmul_bf16.tir", "matmul_bf16", M, N, K, K + 1, N + 3, N, 0, 0, hgrid, seed++,
@@ -541,7 +544,7 @@ static void run_staged_cases(tilecRuntime rt, int quick, uint64_t seed)
     if (quick)
         return;
     enum { BM = 2100, BN = 2100, BK = 100 }; /* 17 x 17 programs: each view read by 17.6 per element */
-    Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8, NULL, 0};
+    Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8, NULL, 0, 0};
     unsigned grid[3] = {(BM + 127) / 128, (BN + 127) / 128, 1};
     mark = gpu_log_mark(rt);
     run_dense(rt, &c, f32_src, "matmul.tir", "matmul", BM, BN, BK, BK + 1, BN + 1, BN + 3, 0, 0, grid, seed,
@@ -594,7 +597,7 @@ static void run_cluster_set(tilecRuntime rt, uint64_t seed, int persistent, int 
             int bn = wide ? 256 : 128;
             if (wide && p == 3) /* 3xtf32 at 128x256: the generic lowering */
                 continue;
-            Config c = {"f32", modes[p], "sm_90a", 128, bn, 32, 8, copts[persistent], 0};
+            Config c = {"f32", modes[p], "sm_90a", 128, bn, 32, 8, copts[persistent], 0, 0};
             const char *src = wide ? src256 : src128;
             snprintf(post, sizeof post, " (128x%d%s%s%s)", bn, persistent ? ", persistent" : "",
                      blocks ? ", TILEC_PERSIST_BLOCKS=" : "", blocks ? blocks : "");
@@ -607,7 +610,7 @@ static void run_cluster_set(tilecRuntime rt, uint64_t seed, int persistent, int 
                       "cluster, even grid x ", post);
         }
     for (int p = 0; p < 2; p++) {
-        Config c = {"f32", modes[p], "sm_90a", 128, 256, 32, 8, copts[persistent], 0};
+        Config c = {"f32", modes[p], "sm_90a", 128, 256, 32, 8, copts[persistent], 0, 0};
         snprintf(post, sizeof post, " (cluster%s%s%s)", persistent ? ", persistent" : "",
                  blocks ? ", TILEC_PERSIST_BLOCKS=" : "", blocks ? blocks : "");
         run_grouped_example(rt, &c, seed++, post);
@@ -631,7 +634,8 @@ static void run_cluster_cases(tilecRuntime rt, uint64_t seed)
 /* kernel_fmt for c's tile, warps and element type */
 static void config_source(const Config *c, char *src, size_t cap)
 {
-    snprintf(src, cap, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->kmajor_b ? "1" : "%sbk", c->bm,
+    snprintf(src, cap, kernel_fmt, c->elem, c->elem, c->warps, c->bm, c->bn, c->mmajor_a ? "1" : "%sam",
+             c->kmajor_b ? "1" : "%sbk", c->bm,
              c->bn, c->bk, c->bm, c->bk, c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
 }
 
@@ -665,6 +669,7 @@ static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
     c.warps = warps[gpu_rand_next(st) % 4];
     c.copt = copts[gpu_rand_next(st) % (sizeof copts / sizeof copts[0])];
     c.kmajor_b = !strcmp(c.elem, "f32") && gpu_rand_next(st) % 4 == 0; /* B's k stride the constant 1 */
+    c.mmajor_a = strcmp(c.elem, "f32") && gpu_rand_next(st) % 4 == 0;  /* A's m stride the constant 1 */
     char src[4096], prec[64], arch[32];
     config_source(&c, src, sizeof src);
     snprintf(prec, sizeof prec, "--precision=%s", c.precision);
@@ -672,8 +677,8 @@ static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
     const char *opts[3] = {prec, arch, c.copt};
     tilecProgram p = NULL;
     const char *log = "";
-    printf("random config %s %s %s %dx%dx%d w%d%s %s:", c.arch, c.elem, c.precision, c.bm, c.bn, c.bk, c.warps,
-           c.kmajor_b ? " B K-major" : "", c.copt ? c.copt : "");
+    printf("random config %s %s %s %dx%dx%d w%d%s%s %s:", c.arch, c.elem, c.precision, c.bm, c.bn, c.bk, c.warps,
+           c.kmajor_b ? " B K-major" : "", c.mmajor_a ? " A M-major" : "", c.copt ? c.copt : "");
     double t0 = gpu_now_ms();
     GPU_CHECK(NULL, tilecCreateProgram(&p, src, strlen(src), "gemm.tir"));
     tilecResult r = tilecCompileProgram(p, c.copt ? 3 : 2, opts);
@@ -745,7 +750,7 @@ int main(void)
     }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 0; p < 5; p++) {
-            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4, NULL, 0};
+            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4, NULL, 0, 0};
             tilecModule mod = load_config(rt, &c);
             for (size_t s = 0; s < sizeof small / sizeof small[0]; s++)
                 run_case(rt, mod, &c, &small[s], seed++);
@@ -756,7 +761,7 @@ int main(void)
         }
     for (size_t a = 0; a < 2; a++)
         for (int e = 0; e < 2; e++) {
-            Config c = {e ? "bf16" : "f16", "ieee", archs[a], 64, 64, 32, 4, NULL, 0};
+            Config c = {e ? "bf16" : "f16", "ieee", archs[a], 64, 64, 32, 4, NULL, 0, 0};
             tilecModule mod = load_config(rt, &c);
             Shape s1 = {63, 65, 67, 2, 1, 0, 0, 0, 0}, s2 = {1000, 1999, 777, 1, 0, 1, 0, 64, 0};
             run_case(rt, mod, &c, &s1, seed++);
@@ -766,7 +771,7 @@ int main(void)
         }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 2; p < 5; p += 2) { /* tf32-rna, 3xtf32 */
-            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4, NULL, 0};
+            Config c = {"f32", precisions[p], archs[a], 64, 64, 32, 4, NULL, 0, 0};
             run_offset_case(rt, &c, 1, 1, seed++);
             run_offset_case(rt, &c, 3, 2, seed++);
             run_offset_case(rt, &c, 4, 4, seed++); /* 16-byte aligned starts: TMA with -fwgmma-tma */
@@ -779,7 +784,7 @@ int main(void)
                                   {256, 64, 4},  {64, 256, 8},  {128, 128, 8}, {128, 64, 4}};
     for (size_t w = 0; w < sizeof wide / sizeof wide[0]; w++)
         for (size_t p = 0; p < 5; p++) {
-            Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2], NULL, 0};
+            Config c = {"f32", precisions[p], "sm_90a", wide[w][0], wide[w][1], 32, wide[w][2], NULL, 0, 0};
             tilecModule mod = load_config(rt, &c);
             Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0, 0}, s2 = {260, 300, 100, 2, 0, 1, 0, 0, 0};
             /* 16-byte aligned rows (TMA where it applies: edges in every dimension, a
@@ -806,7 +811,7 @@ int main(void)
     /* ieee's narrow FMA tiles (BN 16: no whole 32-column panel of B, so no tensor maps; the
      * kernel's own copies): aligned rows, where a map would otherwise apply, and edges */
     {
-        Config c = {"f32", "ieee", "sm_90a", 128, 16, 32, 4, NULL, 0};
+        Config c = {"f32", "ieee", "sm_90a", 128, 16, 32, 4, NULL, 0, 0};
         tilecModule mod = load_config(rt, &c);
         Shape s1 = {300, 520, 333, 1, 0, 0, 0, 0, 1}, s2 = {260, 304, 100, 2, 0, 0, 0, 0, 0};
         run_case(rt, mod, &c, &s1, seed++);
@@ -820,7 +825,7 @@ int main(void)
     static const int half[][3] = {{128, 256, 8}, {128, 128, 8}, {128, 64, 8}, {64, 256, 4}, {64, 128, 4}, {64, 64, 4}};
     for (size_t w = 0; w < sizeof half / sizeof half[0]; w++)
         for (int e = 0; e < 2; e++) {
-            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", half[w][0], half[w][1], 64, half[w][2], NULL, 0};
+            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", half[w][0], half[w][1], 64, half[w][2], NULL, 0, 0};
             tilecModule mod = load_config(rt, &c);
             Shape sh[] = {{300, 520, 333, 1, 0, 0, 0, 0, 0}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
                           {129, 203, 190, 1, 1, 0, 0, 0, 0}, {255, 257, 129, 1, 0, 0, 0, 0, 0},
@@ -839,7 +844,7 @@ int main(void)
         for (size_t p = 0; p < 5; p++) {
             if (w && (p == 0 || p == 4)) /* (the other pipelines: the first tile only) */
                 continue;
-            Config c = {"f32", precisions[p], "sm_90a", kmajor[w][0], kmajor[w][1], 32, kmajor[w][2], NULL, 1};
+            Config c = {"f32", precisions[p], "sm_90a", kmajor[w][0], kmajor[w][1], 32, kmajor[w][2], NULL, 1, 0};
             tilecModule mod = load_config(rt, &c);
             Shape sh[] = {{300, 520, 333, 1, 0, 1, 0, 0, 1}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
                           {260, 304, 96, 2, 1, 1, 1, 0, 1},  {129, 200, 64, 1, 0, 1, 2, 0, 0},
@@ -853,7 +858,7 @@ int main(void)
     static const int kmajor16[][3] = {{128, 256, 8}, {64, 128, 4}};
     for (size_t w = 0; w < sizeof kmajor16 / sizeof kmajor16[0]; w++)
         for (int e = 0; e < 2; e++) {
-            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", kmajor16[w][0], kmajor16[w][1], 64, kmajor16[w][2], NULL, 1};
+            Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", kmajor16[w][0], kmajor16[w][1], 64, kmajor16[w][2], NULL, 1, 0};
             tilecModule mod = load_config(rt, &c);
             Shape sh[] = {{300, 520, 333, 1, 0, 1, 0, 0, 1}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
                           {129, 203, 190, 1, 1, 1, 0, 0, 1}};
@@ -861,8 +866,23 @@ int main(void)
                 run_case(rt, mod, &c, &sh[i], seed++);
             tilecModuleUnload(&mod);
         }
+    /* ... with an M-major A (A^T @ B, a weight gradient's X^T dY): A^T's rows copied as a
+     * row-major B's panels, read with the transpose bit for A (TMA through A^T's map at aligned
+     * rows, the kernel's own copies at odd ones), B row-major or K-major too */
+    for (size_t w = 0; w < sizeof kmajor16 / sizeof kmajor16[0]; w++)
+        for (int e = 0; e < 2; e++)
+            for (int bk = 0; bk < 2; bk++) {
+                Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", kmajor16[w][0], kmajor16[w][1], 64, kmajor16[w][2],
+                            NULL, bk, 1};
+                tilecModule mod = load_config(rt, &c);
+                Shape sh[] = {{300, 520, 333, 1, 1, 0, 0, 0, 1}, {260, 300, 100, 2, 1, 0, 0, 0, 0},
+                              {129, 203, 190, 1, 1, 0, 1, 0, 1}, {256, 512, 128, 1, 1, 0, 0, 0, 1}};
+                for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+                    run_case(rt, mod, &c, &sh[i], seed++);
+                tilecModuleUnload(&mod);
+            }
     {
-        Config c = {"f32", "tf32-rna", "sm_80", 64, 64, 32, 4, NULL, 1};
+        Config c = {"f32", "tf32-rna", "sm_80", 64, 64, 32, 4, NULL, 1, 0};
         tilecModule mod = load_config(rt, &c);
         Shape s1 = {63, 65, 67, 2, 0, 1, 0, 0, 1};
         run_case(rt, mod, &c, &s1, seed++);
@@ -870,7 +890,7 @@ int main(void)
     }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 2; p < 4; p++) { /* tf32-rna, tf32-rne (TMA that rounds) */
-            Config c = {"f32", precisions[p], archs[a], 128, 256, 32, 8, NULL, 0};
+            Config c = {"f32", precisions[p], archs[a], 128, 256, 32, 8, NULL, 0, 0};
             run_grouped_example(rt, &c, seed++, "");
         }
     run_unproven_store_cases(rt, seed);
@@ -880,7 +900,7 @@ int main(void)
         run_cluster_cases(rt, seed);
     seed += 16;
     if (!quick) { /* the large case with the big tile of examples/matmul.tir */
-        Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8, NULL, 0};
+        Config c = {"f32", "tf32-rna", "sm_90a", 128, 128, 32, 8, NULL, 0, 0};
         tilecModule mod = load_config(rt, &c);
         Shape s = {4096, 4096, 4096, 1, 0, 0, 0, 32, 1};
         run_case(rt, mod, &c, &s, seed++);
