@@ -368,6 +368,8 @@ int wgmma_mmajor_a(const TirModule *m, const TirKernel *k, const TcOptions *o);
  * rows' stride (B's k stride: B K-major; A's m stride: A M-major, as A^T @
  * B's A; also the f16/bf16 pipeline's, lower_wgmma_ss.c). */
 int wgmma_view_col_major(const TirModule *m, const TirInst *ld);
+/* ... row-major: the constant 1 as its columns' stride. */
+int wgmma_view_row_major(const TirModule *m, const TirInst *ld);
 uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
 /* The f16/bf16 pipeline's (lower_wgmma_ss.c): per stage BM rows of A and BN
  * columns of B, 128 bytes each (64 k); two barriers per stage. */

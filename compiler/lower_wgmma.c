@@ -839,7 +839,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     if (!P.swapped && !P.ss)
         *raw_bytes = P.producers * (P.lag + 1) * P.bn * ROW_BYTES;
     if (P.tma && L->o->wgmma_tma_only && (P.swapped || P.ss))
-        P.tma_only = wg_tma_boxes_aligned(m, loop, &m->insts[tir_value_def_inst(m, da[0])],
+        P.tma_only = !wg_tma_only_refusal(m, loop, &m->insts[tir_value_def_inst(m, da[0])],
                                           &m->insts[tir_value_def_inst(m, da[1])], P.ss, P.b128, P.bk, P.am);
     /* a launch may pass tf32-rna's views rounded: a second entry point for them */
     P.pre = P.tma && L->tmaps_round && P.swapped && P.prec == PREC_TF32_RNA && !P.round_b;
@@ -927,11 +927,12 @@ void lower_wgmma_loop(Lower *L, uint32_t i)
     if (L->o->remarks && L->role != LW_PRODUCERS && !L->rounded_views) { /* after P.pre; once a kernel */
         pipe_remark(&P, in.loc);
         if (L->o->wgmma_tma_only && !P.tma_only)
-            diag_remark(L->d, in.loc, "-fwgmma-tma-only does not apply: %s",
+            diag_remark(L->d, in.loc, "-fwgmma-tma-only does not apply: %s%s",
                         !P.tma ? "the pipeline takes no tensor maps"
-                               : "no proof that every program's boxes start on 16 bytes (the loop's first k a "
-                                 "constant multiple of 16 bytes, B's first column a known multiple of its "
-                                 "box's; no batched view): the kernel keeps its own copies");
+                        : !(P.swapped || P.ss)
+                            ? "the older pipeline (-fno-wgmma-swapped) has no TMA-only form"
+                            : wg_tma_only_refusal(m, &in, lda, ldb, P.ss, P.b128, P.bk, P.am),
+                        P.tma ? ": the kernel keeps its own copies" : "");
     }
 
     /* the stages, 1024-byte aligned, 3xtf32's spare tile (swapped), the raw

@@ -85,7 +85,7 @@ typedef struct {
     LLVMValueRef use_tma; /* i1, uniform: this launch takes the TMA version */
     int cluster;          /* -fwgmma-cluster applies (L->cluster): B's copies shared with the peer block,
                            * stages released on both blocks' empty[] (lower_wgmma_cluster.c) */
-    int tma_only;         /* -fwgmma-tma-only where it applies (wg_tma_boxes_aligned): no version
+    int tma_only;         /* -fwgmma-tma-only where it applies (wg_tma_only_refusal): no version
                            * without TMA (use_tma is true; a program for which it would not be
                            * traps) */
     int pre;              /* tf32-rna, maps with TcTmap.round: a launch may pass A's and B's views
@@ -236,13 +236,15 @@ void kmajor_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, 
  * coordinates (A's first k, B's first column) fall on 16 bytes (f32
  * 8-column panels: on a panel). */
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
-/* Whether every program's TMA boxes are provably aligned (-fwgmma-tma-only
- * applies): neither view batched, the loop's first k a constant multiple of
- * 16 bytes (where a box's innermost coordinate is k), B's first column and
- * an M-major A's first row known multiples of what their boxes need (a
- * product with a constant, sums of such, constants). */
-int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
-                         int b128, int bk, int am);
+/* NULL where -fwgmma-tma-only applies, else why not: every map a launch
+ * can encode (each view's unit stride the constant 1: a map's column
+ * stride) and every program's boxes provably aligned: neither view
+ * batched, the loop's first k a constant multiple of 16 bytes (where a
+ * box's innermost coordinate is k), B's first column and an M-major A's
+ * first row known multiples of what their boxes need (a product with a
+ * constant, sums of such, constants). */
+const char *wg_tma_only_refusal(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb,
+                                int ss, int b128, int bk, int am);
 /* i1: x .. x + n fit in i32 (x i64). */
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n);
 /* The tensor maps' addresses, once per producer thread. */

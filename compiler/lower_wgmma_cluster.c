@@ -157,7 +157,7 @@ const char *wg_cluster_refusal(const TirModule *m, const TirKernel *k, const TcO
     if (dot->type.dim[1] % 64)
         return "B's 32-column panels must split evenly between the two blocks (BN a multiple of 64)";
     const TirInst *lda = &m->insts[tir_value_def_inst(m, da[0])], *ldb = &m->insts[tir_value_def_inst(m, da[1])];
-    if (!wg_tma_boxes_aligned(m, f, lda, ldb, 0, 1, 0, 0))
+    if (wg_tma_only_refusal(m, f, lda, ldb, 0, 1, 0, 0))
         return "no proof that every program's boxes start on 16 bytes (-fwgmma-tma-only's)";
     uint32_t col = tir_args(m, ldb)[2];
     if (persistent && !replayable(m, col))

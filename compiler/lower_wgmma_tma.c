@@ -333,19 +333,30 @@ static uint32_t known_zero_bits(const TirModule *m, uint32_t v, int depth)
     }
 }
 
-int wg_tma_boxes_aligned(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb, int ss,
-                         int b128, int bk, int am)
+const char *wg_tma_only_refusal(const TirModule *m, const TirInst *loop, const TirInst *lda, const TirInst *ldb,
+                                int ss, int b128, int bk, int am)
 {
+    /* a map whose column stride is a parameter is never encoded where it is not 1 (tmap.c):
+     * a view read transposed (am, bk) has the constant 1 as its rows' stride, else its own
+     * columns' must be */
+    if ((!am && !wgmma_view_row_major(m, lda)) || (!bk && !wgmma_view_row_major(m, ldb)))
+        return "a view the pipeline reads as it lies has no constant 1 as its column stride (a launch "
+               "encodes no map for it where the stride is not 1)";
     /* wg_tma_usable's test, proven: the first k on ka elements where a box's innermost
      * coordinate is k, B's first column on cb, an M-major A's first row on 8 */
     uint32_t ka, cb;
     box_alignment(ss, b128, bk, &ka, &cb);
     const uint32_t *la = tir_args(m, lda), *lb = tir_args(m, ldb);
-    if (lda->nargs != 3 || ldb->nargs != 3) /* a batched view: its batch's range is not known */
-        return 0;
+    if (lda->nargs != 3 || ldb->nargs != 3)
+        return "a batched view (its batch's range is not known)";
     uint32_t lo = tir_args(m, loop)[0], i = tir_value_def_inst(m, lo);
-    int k_ok = am && !bk ? 1 : i && m->insts[i].op == OP_CONST && m->insts[i].i64 % ka == 0;
-    return k_ok && (!am || known_zero_bits(m, la[1], 0) >= 3) && (1u << known_zero_bits(m, lb[2], 0)) % cb == 0;
+    if (!(am && !bk) && !(i && m->insts[i].op == OP_CONST && m->insts[i].i64 % ka == 0))
+        return "the loop's first k is not a constant multiple of 16 bytes";
+    if (am && known_zero_bits(m, la[1], 0) < 3)
+        return "A's first row (A is M-major) is not a known multiple of 8";
+    if ((1u << known_zero_bits(m, lb[2], 0)) % cb)
+        return "B's first column is not a known multiple of its box's alignment";
+    return NULL;
 }
 
 LLVMValueRef wg_fits_i32(Lower *L, LLVMValueRef x, uint32_t n)

@@ -151,6 +151,14 @@ uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages)
     return stages * (bm + bn) * 128u + 24u * stages + 1024u;
 }
 
+int wgmma_view_row_major(const TirModule *m, const TirInst *ld)
+{
+    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ld)[0])];
+    if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
+        return 0;
+    return is_const(m, tir_args(m, v)[v->nargs - 1], 1); /* the columns' stride */
+}
+
 int wgmma_view_col_major(const TirModule *m, const TirInst *ld)
 {
     const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ld)[0])];
