@@ -1,4 +1,4 @@
-# Session 32, fourth call (carry/b.tar.xz from bench/device/pack.sh at 2c0eb78): f16/bf16 with an
+# Session 32, fourth call (carry/b.tar.xz from bench/device/pack.sh at 4f0b3ac): f16/bf16 with an
 # M-major A (A^T @ B) on hardware. (1) gpu_test_gemm's quick set compiled and through the JIT (its 32
 # new A M-major cases). (2) bf16 128x256 g8 with A M-major, the new path against the element copies
 # it replaces (-fno-wgmma-mmajor-a), with B row-major and K-major, cuBLAS bf16 (A transposed) in each
