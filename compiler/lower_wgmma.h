@@ -233,8 +233,9 @@ void kmajor_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc, 
 
 /* lower_wgmma_tma.c */
 /* i1: the launch's tensor maps were both encoded and the boxes' innermost
- * coordinates (A's first k, B's first column) fall on 16 bytes (f32
- * 8-column panels: on a panel). */
+ * coordinates (A's first k, or an M-major A's first row; B's first column,
+ * or a K-major B's first k) fall on 16 bytes (f32 8-column panels: on a
+ * panel). */
 LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb);
 /* NULL where -fwgmma-tma-only applies, else why not: every map a launch
  * can encode (each view's unit stride the constant 1: a map's column
