@@ -231,10 +231,11 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
             }
         }
     }
-    printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
+    printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
            c->arch, c->precision, c->elem, "", M, N, K, nb, c->mmajor_a ? " A M-major" : s->trans_a ? " At" : "",
            c->kmajor_b ? " B K-major" : s->trans_b ? " Bt" : "",
-           s->special == 2 ? " inf/nan every step" : s->special ? " inf/nan" : "", checked, worst, tol, bad ? "FAIL" : "ok");
+           s->special == 2 ? " inf/nan every step" : s->special ? " inf/nan" : "", c->mmajor_a && c->copt ? " " : "",
+           c->mmajor_a && c->copt ? c->copt : "", checked, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
     tilecFree(rt, dA);
     tilecFree(rt, dB);
@@ -866,14 +867,14 @@ int main(void)
                 run_case(rt, mod, &c, &sh[i], seed++);
             tilecModuleUnload(&mod);
         }
-    /* ... with an M-major A (A^T @ B, a weight gradient's X^T dY): A^T's rows copied as a
-     * row-major B's panels, read with the transpose bit for A (TMA through A^T's map at aligned
+    /* ... with an M-major A (A^T @ B, a weight gradient's X^T dY; -fwgmma-mmajor-a, experimental):
+     * A^T's rows copied as a row-major B's panels, read with the transpose bit for A (TMA through A^T's map at aligned
      * rows, the kernel's own copies at odd ones), B row-major or K-major too */
     for (size_t w = 0; w < sizeof kmajor16 / sizeof kmajor16[0]; w++)
         for (int e = 0; e < 2; e++)
             for (int bk = 0; bk < 2; bk++) {
                 Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", kmajor16[w][0], kmajor16[w][1], 64, kmajor16[w][2],
-                            NULL, bk, 1};
+                            "-fwgmma-mmajor-a", bk, 1};
                 tilecModule mod = load_config(rt, &c);
                 Shape sh[] = {{300, 520, 333, 1, 1, 0, 0, 0, 1}, {260, 300, 100, 2, 1, 0, 0, 0, 0},
                               {129, 203, 190, 1, 1, 0, 1, 0, 1}, {256, 512, 128, 1, 1, 0, 0, 0, 1}};
