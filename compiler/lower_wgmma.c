@@ -716,10 +716,7 @@ void wg_producer_exit(Lower *L)
 static void pipe_remark(const Pipe *P, TirLoc loc)
 {
     int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
-    const char *how = P->ss     ? (P->am && P->bk ? "; both operands from shared memory as they lie, A M-major, B K-major"
-                                   : P->am        ? "; both operands from shared memory as they lie, A M-major"
-                                   : P->bk        ? "; both operands from shared memory as they lie, B K-major"
-                                                  : "; both operands from shared memory as they lie")
+    const char *how = P->ss     ? "; both operands from shared memory as they lie" /* + the layouts below */
                       : P->bk   ? (P->prec == PREC_TF32_RNE && P->tma
                                        ? "; B K-major: both operands from shared memory, the TMA copies round to "
                                          "tf32 (the producers round where a launch gives no maps)"
@@ -736,13 +733,14 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                       : P->round_b ? "; A and B rounded in shared memory by the producers"
                                    : "; A rounded (split) in shared memory by the producers, B by the consumers "
                                      "in registers";
-    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s%s%s",
+    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s%s%s%s%s",
                 P->bm, P->bn, P->stages, P->consumers / WARPGROUP, P->producers, P->producers > 1 ? "s" : "",
                 P->roles ? " (one issues the copies, one finishes each step)" : "",
                 P->tma ? "; TMA copies through tensor maps in hidden parameters (the kernel's own copies where a "
                          "launch gives none)"
                        : "",
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
+                P->ss && P->am ? ", A M-major" : "", P->ss && P->bk ? ", B K-major" : "",
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
                 P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",
                 !P->pre                      ? ""

@@ -151,22 +151,18 @@ uint32_t wgmma_kmajor_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages)
     return stages * (bm + bn) * 128u + 24u * stages + 1024u;
 }
 
-int wgmma_view_row_major(const TirModule *m, const TirInst *ld)
+/* Whether the view load ld reads has the constant 1 as the stride `back`
+ * places from its last: 0 the columns', 1 the rows' (batched or not). */
+static int view_unit_stride(const TirModule *m, const TirInst *ld, uint32_t back)
 {
     const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ld)[0])];
     if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
         return 0;
-    return is_const(m, tir_args(m, v)[v->nargs - 1], 1); /* the columns' stride */
+    return is_const(m, tir_args(m, v)[v->nargs - 1 - back], 1);
 }
 
-int wgmma_view_col_major(const TirModule *m, const TirInst *ld)
-{
-    const TirInst *v = &m->insts[tir_value_def_inst(m, tir_args(m, ld)[0])];
-    if (v->op != OP_VIEW || (v->nargs != 5 && v->nargs != 7))
-        return 0;
-    uint32_t r = (v->nargs - 1) / 2, o = r - 2; /* o = 1: batched */
-    return is_const(m, tir_args(m, v)[1 + r + o], 1); /* the rows' stride */
-}
+int wgmma_view_row_major(const TirModule *m, const TirInst *ld) { return view_unit_stride(m, ld, 0); }
+int wgmma_view_col_major(const TirModule *m, const TirInst *ld) { return view_unit_stride(m, ld, 1); }
 
 int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
                         TirPrecision p, const TcOptions *o)

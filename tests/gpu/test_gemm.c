@@ -231,11 +231,12 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
             }
         }
     }
+    const char *copt = c->mmajor_a && c->copt ? c->copt : NULL; /* the option the M-major cases compile with */
     printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
            c->arch, c->precision, c->elem, "", M, N, K, nb, c->mmajor_a ? " A M-major" : s->trans_a ? " At" : "",
            c->kmajor_b ? " B K-major" : s->trans_b ? " Bt" : "",
-           s->special == 2 ? " inf/nan every step" : s->special ? " inf/nan" : "", c->mmajor_a && c->copt ? " " : "",
-           c->mmajor_a && c->copt ? c->copt : "", checked, worst, tol, bad ? "FAIL" : "ok");
+           s->special == 2 ? " inf/nan every step" : s->special ? " inf/nan" : "", copt ? " " : "", copt ? copt : "",
+           checked, worst, tol, bad ? "FAIL" : "ok");
     failures += bad != 0;
     tilecFree(rt, dA);
     tilecFree(rt, dB);
