@@ -34,10 +34,10 @@ typedef struct {
                                 * K-major (its view's k stride the constant 1) copies B as it copies A and
                                 * takes both wgmma operands from shared memory (lower_wgmma_kmajor.c); an
                                 * f16/bf16 one copies B as A and reads it without the transpose bit */
-    int wgmma_mmajor_a;        /* experimental, not yet run on a GPU (-fwgmma-mmajor-a; default: element
-                                * copies): an f16/bf16 GEMM loop whose A is M-major (its view's m stride
-                                * the constant 1: A^T @ B's A) copies A^T as a row-major B and reads it
-                                * with wgmma's transpose bit for A */
+    int wgmma_mmajor_a;        /* sm_90a (default on; -fno-wgmma-mmajor-a: element copies): an f16/bf16
+                                * GEMM loop whose A is M-major (its view's m stride the constant 1:
+                                * A^T @ B's A) copies A^T as a row-major B and reads it with wgmma's
+                                * transpose bit for A */
     int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
                                 * consumers issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs, where a stage has 8 wgmmas or more */
@@ -361,8 +361,15 @@ uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint
 int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
                         TirPrecision p, const TcOptions *o);
 int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o);
+/* A 3xtf32 loop's B load ldb reading such a view: the swapped product with
+ * B's tile copied as A's (as above) and its register fragments read from
+ * that layout, split as they load (lower_wgmma_swapped.c); any tile of the
+ * swapped product's. wgmma_kmajor_b() covers these loops too; the kernel's
+ * question (wgmma_kmajor_b_mma) is whether its accumulators are C = A B's. */
+int wgmma_kmajor_b_frags(const TirModule *m, const TirInst *ldb, TirPrecision p, const TcOptions *o);
+int wgmma_kmajor_b_mma(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* An f16/bf16 loop whose A is M-major (its view's m stride the constant 1;
- * -fwgmma-mmajor-a, experimental; else element copies): A^T's rows copied as a row-major B's
+ * -fno-wgmma-mmajor-a: element copies): A^T's rows copied as a row-major B's
  * panels and read with wgmma's transpose bit for A (lower_wgmma_ss.c). */
 int wgmma_mmajor_a(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* Whether the view load ld reads is column-major: the constant 1 as its

@@ -52,7 +52,7 @@ uint32_t wgmma_producer_threads(const TirModule *m, const TirKernel *k, const Tc
     const TirInst *dot = wgmma_loop_dot(m, in);
     if (half_dot(m, dot))
         return ss_producers(k->warps * 32, dot->type.dim[1], o) * WARPGROUP;
-    if (o->wgmma_swapped && wgmma_kmajor_b(m, k, o))
+    if (o->wgmma_swapped && wgmma_kmajor_b_mma(m, k, o))
         return kmajor_producers(dot->type.dim[0], dot->type.dim[1], k->warps * 32, (TirPrecision)dot->ival,
                                 (uint32_t)in->ival, o->wgmma_one_producer) *
                WARPGROUP;
@@ -79,13 +79,28 @@ static int loop_kmajor_b(const TirModule *m, const TirInst *f, uint32_t warps, c
     const TirInst *ldb = &m->insts[tir_value_def_inst(m, da[1])];
     if (half_dot(m, dot)) /* any tile of the f16/bf16 pipeline's */
         return o->wgmma_kmajor_b && wgmma_view_col_major(m, ldb);
-    return wgmma_kmajor_b_fits(m, ldb, dot->type.dim[0], dot->type.dim[1], warps, (TirPrecision)dot->ival, o);
+    return wgmma_kmajor_b_fits(m, ldb, dot->type.dim[0], dot->type.dim[1], warps, (TirPrecision)dot->ival, o) ||
+           wgmma_kmajor_b_frags(m, ldb, (TirPrecision)dot->ival, o);
+}
+
+/* ... and read by the swapped product's consumers as register fragments (3xtf32) */
+static int loop_kmajor_b_frags(const TirModule *m, const TirInst *f, const TcOptions *o)
+{
+    const TirInst *dot = wgmma_loop_dot(m, f);
+    return !half_dot(m, dot) &&
+           wgmma_kmajor_b_frags(m, &m->insts[tir_value_def_inst(m, tir_args(m, dot)[1])], (TirPrecision)dot->ival, o);
 }
 
 int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirInst *f = wgmma_marked_loop(m, k);
     return f && loop_kmajor_b(m, f, k->warps, o);
+}
+
+int wgmma_kmajor_b_mma(const TirModule *m, const TirKernel *k, const TcOptions *o)
+{
+    const TirInst *f = wgmma_marked_loop(m, k);
+    return f && loop_kmajor_b(m, f, k->warps, o) && !loop_kmajor_b_frags(m, f, o);
 }
 
 /* Whether marked loop f's A is taken M-major (the tensor maps and the
@@ -486,10 +501,10 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->cluster) /* the peer block, whose empty[] wg_release arrives on too: read once, not per release */
         P->peer = LLVMBuildXor(b, wg_cluster_rank(L), c32(L, 1), "peer");
     /* the stage before is released once the group after it is issued */
-    int overlap = P->k_overlap || ((P->ss || (P->bk && !P->bk_one_stage)) && !P->serial);
+    int overlap = P->k_overlap || ((P->ss || (P->bk && !P->bkf && !P->bk_one_stage)) && !P->serial);
     if (P->ffma)
         ffma_frags(P);
-    else if (P->swapped && !P->ss && !P->bk)
+    else if (P->swapped && !P->ss && (!P->bk || P->bkf))
         swapped_frags(P);
 
     Loop lp = wg_loop_open(L, "mma");
@@ -522,7 +537,7 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     }
     if (P->ss) {
         ss_stage(P, soff, cur, nacc, rel_addr, rel_if);
-    } else if (P->bk) {
+    } else if (P->bk && !P->bkf) {
         kmajor_stage(P, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->k_overlap) {
         swapped_stage(P, s, soff, cur, nacc, rel_addr, rel_if);
@@ -689,7 +704,7 @@ static void pipe_consumers(Pipe *P, uint32_t init, uint32_t result)
     L->bar_threads = P->consumers;
     Layout lay = {.kind = LAYOUT_MMA, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1, .mt = 1,
                   .nt = P->bn / 8};
-    if (P->swapped && !P->bk) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
+    if (P->swapped && (!P->bk || P->bkf)) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
         lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1,
                        .mt = P->blocks, .nt = P->bm / 8, .nperm = (uint8_t)P->b128};
     if (P->ffma)
@@ -717,6 +732,8 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
 {
     int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
     const char *how = P->ss     ? "; both operands from shared memory as they lie" /* + the layouts below */
+                      : P->bkf  ? "; B K-major: copied as A is, split by the consumers as they load their "
+                                  "fragments"
                       : P->bk   ? (P->prec == PREC_TF32_RNE && P->tma
                                        ? "; B K-major: both operands from shared memory, the TMA copies round to "
                                          "tf32 (the producers round where a launch gives no maps)"
@@ -770,6 +787,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     /* a K-major B: copied as A; f16/bf16 read it by a K-major descriptor (no transpose bit), f32
      * through lower_wgmma_kmajor.c */
     P.bk = loop_kmajor_b(m, loop, P.consumers / 32, L->o);
+    P.bkf = P.bk && loop_kmajor_b_frags(m, loop, L->o);
     P.am = loop_mmajor_a(m, loop, L->o);
     if (P.ss) {
         P.producers = ss_producers(P.consumers, P.bn, L->o);
@@ -777,7 +795,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
         *smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
     } else if (P.swapped) {
-        P.producers = (P.bk ? kmajor_producers : swapped_producers)(P.bm, P.bn, P.consumers, P.prec, P.stages,
+        P.producers = (P.bk && !P.bkf ? kmajor_producers : swapped_producers)(P.bm, P.bn, P.consumers, P.prec, P.stages,
                                                                     L->o->wgmma_one_producer);
         if (P.copies == 3 && P.producers != 1) /* x3_spare's named barrier counts one warpgroup */
             lw_error(L, (TirLoc){0}, "internal error: 3xtf32's swapped pipeline with %u producer warpgroups",
@@ -812,7 +830,10 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         if (P.prec == PREC_TF32_RNE && !P.round_b)
             P.k_overlap = 0;
         *smem_bytes = wgmma_swapped_smem_bytes(P.bm, P.bn, P.prec, P.stages);
-        if (P.bk) { /* B's tile as A's: no fragments, no panels, nothing rounded by the consumers */
+        if (P.bkf) { /* B's tile as A's, after A's copies; fragments from it (smem_bytes: the raw rows' size, more) */
+            P.stage_bytes = (swapped_a_copies(&P) * P.bm + P.bn) * ROW_BYTES;
+            P.b128 = P.round_b = 0;
+        } else if (P.bk) { /* B's tile as A's: no fragments, no panels, nothing rounded by the consumers */
             P.stage_bytes = (P.bm + P.bn) * ROW_BYTES;
             *smem_bytes = wgmma_kmajor_smem_bytes(P.bm, P.bn, P.stages);
             P.blocks = 0;
@@ -829,7 +850,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
     if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
         P.k_overlap = 0;
-    P.bk_one_stage = P.bk && !wgmma_hold_two_ok(P.stages, P.producers, P.roles);
+    P.bk_one_stage = P.bk && !P.bkf && !wgmma_hold_two_ok(P.stages, P.producers, P.roles);
     P.serial = L->o->wgmma_serial < 0 ? L->o->opt_level == 0 : L->o->wgmma_serial;
     if (P.serial)
         P.k_overlap = P.split = 0;

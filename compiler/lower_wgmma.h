@@ -64,6 +64,8 @@ typedef struct {
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int bk;               /* swapped, B K-major (lower_wgmma_kmajor.c): B's tile copied (and rounded)
                            * as A's, C = A B from two descriptors, C's MMA layout */
+    int bkf;              /* bk for 3xtf32: B's tile copied as A's (after A's copies) but read as the swapped
+                           * product's register fragments, split as they load; C^T's layout */
     int am;               /* ss, A M-major: A^T's rows copied as a row-major B's panels, read with the
                            * transpose bit for A */
     int bk_one_stage;     /* bk: the consumers wait for each stage's wgmmas before the next (where holding
@@ -99,7 +101,8 @@ typedef struct {
     LLVMValueRef peer;           /* P->cluster: the other block's rank (consumers' releases) */
     LLVMValueRef batch_a, batch_b; /* batched views' batch index (i32), else NULL */
     LLVMValueRef frag_base, frag[4][2]; /* swapped consumers (swapped_frags): the thread's B fragment offsets in
-                                         * a stage, computed before the K loop; the FMA consumers'
+                                         * a stage, computed before the K loop (bkf: frag[0][0] the
+                                         * swizzle's row term); the FMA consumers'
                                          * (ffma_frags): frag_base its first A row's offset */
     LLVMValueRef ffma_chunk[8], ffma_bcol; /* ffma_frags: A's chunk ch under the row's swizzle, B's first column */
     LLVMValueRef ffma_bk[8], ffma_c0;     /* ffma_frags, b128: B's first run at k % 8 = j, less k * 128;

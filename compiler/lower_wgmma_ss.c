@@ -15,8 +15,8 @@
  * constant 1, P->bk; -fno-wgmma-kmajor-b: the N-major path, element by
  * element) is copied as A is, BN rows of 128 bytes, and read by a K-major
  * descriptor (+32 bytes per k16) without the transpose bit. An M-major A
- * (its view's m stride the constant 1, P->am; with -fwgmma-mmajor-a,
- * experimental until it has run on a GPU; else element by element) is copied as a row-major B is, A^T's 64 k rows of BM columns
+ * (its view's m stride the constant 1, P->am; -fno-wgmma-mmajor-a: element
+ * by element) is copied as a row-major B is, A^T's 64 k rows of BM columns
  * in 64-column panels, each consumer warpgroup's 64 rows of A one panel,
  * read with imm-trans-a = 1 (+2048 bytes per k16).
  *

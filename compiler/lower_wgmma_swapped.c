@@ -343,8 +343,8 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
     LLVMValueRef bar = wg_bar_addr(L, P->landed32, s);
     ktile_copy(P, xa, &ac[0], P->bm, k, stage);
-    if (P->bk) { /* B^T's rows as A's (xb is the transpose, ac[1] its terms) */
-        ktile_copy(P, xb, &ac[1], P->bn, k, LLVMBuildAdd(b, stage, c32(L, P->bm * ROW_BYTES), ""));
+    if (P->bk) { /* B^T's rows as A's, after A's copies (xb is the transpose, ac[1] its terms) */
+        ktile_copy(P, xb, &ac[1], P->bn, k, LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), ""));
         lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
         return;
     }
@@ -514,7 +514,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
     LLVMValueRef special = swp_round_tile(P, off0, chunks, P->bm * ROW_BYTES);
-    if (P->bk && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
+    if (P->bk && !P->bkf && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
         swp_round_tile(P, LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), ""), P->bn * ROW_BYTES / 16 / WARPGROUP, 0);
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
         x3_spare(P, j, s, lt, off0, chunks, special);
@@ -738,6 +738,19 @@ static void swp_load_frags(Pipe *P, LLVMValueRef base, FragOffsets bfrag, uint32
                            LLVMValueRef raw[16])
 {
     Lower *L = P->L;
+    if (P->bkf) { /* B^T[n][k] at n * 128 + ((k / 4) ^ (n % 8)) * 16 + (k % 4) * 4: frag_base has the
+                   * thread's n0 * 128 + t * 4, frag[0][0] its (n0 % 8) * 16 (n0 % 8 = g); a warp's loads
+                   * meet 8 rows' chunks, each a distinct one, 4 words each: 32 banks */
+        for (uint32_t j = 0; j < kg; j++)
+            for (uint32_t e = 0; e < 4; e++) {
+                uint32_t k4 = 2 * (j0 + j) + (e >> 1), n = 16 * r + 8 * (e & 1);
+                LLVMValueRef sw = LLVMBuildXor(L->b, bfrag[0][0], c32(L, k4 << 4), "");
+                LLVMValueRef off = LLVMBuildAdd(L->b, LLVMBuildAdd(L->b, base, c32(L, n * ROW_BYTES), ""), sw, "");
+                raw[4 * j + e] = LLVMBuildLoad2(
+                    L->b, L->t_f32, LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
+            }
+        return;
+    }
     if (P->b128) { /* fragment rows g and g + 8 are columns n, n + 1: one 8-byte load per k */
         LLVMTypeRef v2 = LLVMVectorType(L->t_f32, 2);
         for (uint32_t j = 0; j < kg; j++)
@@ -795,7 +808,11 @@ void swapped_frags(Pipe *P)
     LLVMValueRef n0 = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, 16 * P->blocks), ""),
                                    g, "");
     P->frag_base = c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES);
-    if (P->b128) { /* block r's rows g, g + 8 are columns n, n + 1 (Layout.nperm): [r][k / 4] */
+    if (P->bkf) { /* B^T's rows as A's (swp_load_frags) */
+        LLVMValueRef row = LLVMBuildAdd(b, LLVMBuildMul(b, n0, c32(L, ROW_BYTES), ""), LLVMBuildShl(b, t, c32(L, 2), ""), "");
+        P->frag_base = LLVMBuildAdd(b, P->frag_base, row, "");
+        P->frag[0][0] = LLVMBuildShl(b, g, c32(L, 4), "");
+    } else if (P->b128) { /* block r's rows g, g + 8 are columns n, n + 1 (Layout.nperm): [r][k / 4] */
         LLVMValueRef G0 = LLVMBuildMul(b, LLVMBuildLShr(b, L->tid, c32(L, 5), ""), c32(L, P->blocks), "");
         LLVMValueRef nb = layout_nperm_row(L, G0, g);
         for (uint32_t r = 0; r < P->blocks; r++)

@@ -156,7 +156,7 @@ const TirInst *wgmma_tma_store_of(const TirModule *m, const TirKernel *k, const 
         *why = "it takes the f32 pipeline's tf32 and 3xtf32 products with BN a multiple of 32";
     else if (o->wgmma_cluster)
         *why = "not with -fwgmma-cluster";
-    else if (wgmma_kmajor_b(m, k, o))
+    else if (wgmma_kmajor_b_mma(m, k, o))
         *why = "it takes the swapped product's accumulators (B is K-major here: C = A B, not C^T = B^T A^T)";
     else if (!wgmma_tma_store_rows(m, f, o, &nbuf))
         *why = "no buffer of 8 rows fits in shared memory beside the pipeline's stages (--stages=N: fewer)";

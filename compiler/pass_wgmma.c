@@ -173,6 +173,12 @@ int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uin
     return bm == 16 * warps && bn % 16 == 0 && bn >= 16 && bn <= 256 && wgmma_view_col_major(m, ldb);
 }
 
+int wgmma_kmajor_b_frags(const TirModule *m, const TirInst *ldb, TirPrecision p, const TcOptions *o)
+{
+    return o->wgmma_kmajor_b && o->wgmma_swapped && !o->wgmma_cluster && p == PREC_3XTF32 &&
+           wgmma_view_col_major(m, ldb);
+}
+
 /* A value the loop cannot change: a parameter or a result of the kernel
  * body before the loop (the loop body itself holds only the four ops). */
 static int invariant(const TirModule *m, uint32_t v, uint32_t body)
@@ -338,7 +344,10 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
         return stages;
     }
     if (o->wgmma_swapped) {
-        *what = p == PREC_IEEE ? "the FMA consumers" : "the swapped product";
+        *what = p == PREC_IEEE ? "the FMA consumers"
+                : wgmma_kmajor_b_frags(m, &m->insts[tir_value_def_inst(m, da[1])], p, o)
+                    ? "the swapped product, B K-major (copied as A is)"
+                    : "the swapped product";
         if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps, p)) {
             uint32_t regs = swapped_acc_regs(bm, bn, k->warps, p); /* 0: the shape has none */
             char have[48] = "";

@@ -838,13 +838,16 @@ int main(void)
             tilecModuleUnload(&mod);
         }
     /* B K-major in the kernel (its k stride the constant 1: lower_wgmma_kmajor.c for the tf32
-     * modes, both operands from shared memory; ieee and 3xtf32 keep the swapped product's
-     * copies, as does sm_80): TMA through B^T's map (aligned rows), the kernel's own copies
-     * (odd rows), edges in every dimension, batches, Inf and NaN, one producer warpgroup (BN 256) */
+     * modes, both operands from shared memory; 3xtf32 the swapped product with B's tile copied as
+     * A's, its fragments read from there; ieee keeps the swapped product's element copies, as
+     * does sm_80): TMA through B^T's map (aligned rows), the kernel's own copies (odd rows), edges
+     * in every dimension, batches, Inf and NaN, one producer warpgroup (BN 256) */
     static const int kmajor[][3] = {{128, 256, 8}, {128, 128, 8}, {64, 256, 4}, {64, 64, 4}, {128, 16, 8}};
     for (size_t w = 0; w < sizeof kmajor / sizeof kmajor[0]; w++)
         for (size_t p = 0; p < 5; p++) {
-            if (w && (p == 0 || p == 4)) /* (the other pipelines: the first tile only) */
+            /* (ieee: the first tile only; 3xtf32: also the tiles its swapped product takes, 128x128
+             * and 64x64; at 128x256 it takes the generic lowering) */
+            if (w && (p == 0 || (p == 4 && w != 1 && w != 3)))
                 continue;
             Config c = {"f32", precisions[p], "sm_90a", kmajor[w][0], kmajor[w][1], 32, kmajor[w][2], NULL, 1, 0};
             tilecModule mod = load_config(rt, &c);
@@ -868,14 +871,15 @@ int main(void)
                 run_case(rt, mod, &c, &sh[i], seed++);
             tilecModuleUnload(&mod);
         }
-    /* ... with an M-major A (A^T @ B, a weight gradient's X^T dY; -fwgmma-mmajor-a, experimental):
+    /* ... with an M-major A (A^T @ B, a weight gradient's X^T dY; -fwgmma-mmajor-a, the default):
      * A^T's rows copied as a row-major B's panels, read with the transpose bit for A (TMA through A^T's map at aligned
-     * rows, the kernel's own copies at odd ones), B row-major or K-major too */
+     * rows, the kernel's own copies at odd ones), B row-major or K-major too; last, once, the element copies
+     * that -fno-wgmma-mmajor-a leaves */
     for (size_t w = 0; w < sizeof kmajor16 / sizeof kmajor16[0]; w++)
         for (int e = 0; e < 2; e++)
-            for (int bk = 0; bk < 2; bk++) {
+            for (int bk = 0; bk < 2 + (w == 1 && e == 1); bk++) {
                 Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", kmajor16[w][0], kmajor16[w][1], 64, kmajor16[w][2],
-                            "-fwgmma-mmajor-a", bk, 1};
+                            bk == 2 ? "-fno-wgmma-mmajor-a" : NULL, bk == 1, 1};
                 tilecModule mod = load_config(rt, &c);
                 Shape sh[] = {{300, 520, 333, 1, 1, 0, 0, 0, 1}, {260, 300, 100, 2, 1, 0, 0, 0, 0},
                               {129, 203, 190, 1, 1, 0, 1, 0, 1}, {256, 512, 128, 1, 1, 0, 0, 0, 1}};
