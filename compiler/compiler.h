@@ -34,10 +34,10 @@ typedef struct {
                                 * K-major (its view's k stride the constant 1) copies B as it copies A and
                                 * takes both wgmma operands from shared memory (lower_wgmma_kmajor.c); an
                                 * f16/bf16 one copies B as A and reads it without the transpose bit */
-    int wgmma_mmajor_a;        /* sm_90a (default on; -fno-wgmma-mmajor-a: element copies): an f16/bf16
-                                * GEMM loop whose A is M-major (its view's m stride the constant 1:
-                                * A^T @ B's A) copies A^T as a row-major B and reads it with wgmma's
-                                * transpose bit for A */
+    int wgmma_mmajor_a;        /* sm_90a (default on; -fno-wgmma-mmajor-a: element copies): a GEMM loop
+                                * whose A is M-major (its view's m stride the constant 1: A^T @ B's A)
+                                * copies A^T as a row-major B; f16/bf16 read it with wgmma's transpose
+                                * bit for A, f32's producers transpose it in shared memory */
     int wgmma_split;           /* sm_90a (default on; -fno-wgmma-split-stage): the swapped product's
                                 * consumers issue a stage's wgmmas in two groups, loading the second's
                                 * fragments while the first runs, where a stage has 8 wgmmas or more */
@@ -368,9 +368,11 @@ int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o);
  * question (wgmma_kmajor_b_mma) is whether its accumulators are C = A B's. */
 int wgmma_kmajor_b_frags(const TirModule *m, const TirInst *ldb, TirPrecision p, const TcOptions *o);
 int wgmma_kmajor_b_mma(const TirModule *m, const TirKernel *k, const TcOptions *o);
-/* An f16/bf16 loop whose A is M-major (its view's m stride the constant 1;
+/* A loop whose A is M-major (its view's m stride the constant 1;
  * -fno-wgmma-mmajor-a: element copies): A^T's rows copied as a row-major B's
- * panels and read with wgmma's transpose bit for A (lower_wgmma_ss.c). */
+ * panels, read with wgmma's transpose bit for A (f16/bf16, lower_wgmma_ss.c)
+ * or transposed in shared memory by the producers (f32, the swapped
+ * product's and B K-major's, lower_wgmma_swapped.c). */
 int wgmma_mmajor_a(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* Whether the view load ld reads is column-major: the constant 1 as its
  * rows' stride (B's k stride: B K-major; A's m stride: A M-major, as A^T @

@@ -104,11 +104,12 @@ int wgmma_kmajor_b_mma(const TirModule *m, const TirKernel *k, const TcOptions *
 }
 
 /* Whether marked loop f's A is taken M-major (the tensor maps and the
- * lowering share it): f16/bf16, any tile of their pipeline's. */
+ * lowering share it): f16/bf16, any tile of their pipeline's; f32, the
+ * swapped product's (and B K-major's) without clusters. */
 static int loop_mmajor_a(const TirModule *m, const TirInst *f, const TcOptions *o)
 {
     const TirInst *dot = wgmma_loop_dot(m, f);
-    return half_dot(m, dot) && o->wgmma_mmajor_a &&
+    return (half_dot(m, dot) || (o->wgmma_swapped && !o->wgmma_cluster)) && o->wgmma_mmajor_a &&
            wgmma_view_col_major(m, &m->insts[tir_value_def_inst(m, tir_args(m, dot)[0])]);
 }
 
@@ -757,7 +758,8 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                          "launch gives none)"
                        : "",
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
-                P->ss && P->am ? ", A M-major" : "", P->ss && P->bk ? ", B K-major" : "",
+                !P->am ? "" : P->ss ? ", A M-major" : "; A M-major: A^T's panels transposed in shared memory by the producers",
+                P->ss && P->bk ? ", B K-major" : "",
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
                 P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",
                 !P->pre                      ? ""
@@ -872,7 +874,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     P.a_ready = a_pre;
     P.b_ready = P.round_b || b_pre; /* P.bk: B comes rounded (its producers round it where not) */
     int nothing_to_round = P.prec == PREC_TF32_TRUNC || P.prec == PREC_TF32_RNE || (a_pre && b_pre);
-    P.direct = P.swapped && P.tma && L->o->wgmma_tma_direct && (!L->persist || P.tma_only) && !L->cluster &&
+    P.direct = P.swapped && P.tma && !P.am && L->o->wgmma_tma_direct && (!L->persist || P.tma_only) && !L->cluster &&
                nothing_to_round;
     /* lower.c decided it (wg_cluster_refusal: implies P.swapped, P.b128 and P.tma_only) */
     P.cluster = L->cluster && P.swapped && P.b128 && P.tma_only;

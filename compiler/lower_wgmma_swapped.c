@@ -23,6 +23,13 @@
  * that copies the tiles inside the matrix without per-element checks. The
  * accumulators are C^T's MMA layout: C gets the transposed MMA layout
  * (lower.h).
+ *
+ * An M-major A (P->am: A^T @ B's A, its view's m stride 1) arrives as A^T's
+ * 32 k rows, copied in 32-column panels as b128's B (TMA boxes, or
+ * b_panel_copies without the unaligned loop version), and the producers
+ * that round A transpose each panel in place into A's rows (am_transpose),
+ * so the consumers find A as ever. A K-major B for 3xtf32 (P->bkf): B^T's
+ * rows copied as A's, the fragments read from there (swp_load_frags).
  */
 
 #include "compiler/lower_wgmma.h"
@@ -113,6 +120,19 @@ static void if_close(Lower *L, LLVMBasicBlockRef done)
     LLVMPositionBuilderAtEnd(L->b, done);
 }
 
+/* [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4]: 32-column panels under
+ * the 128-byte swizzle (b128's B, an M-major f32 A^T) */
+static LLVMValueRef panel128_offset(Lower *L, LLVMValueRef k, LLVMValueRef n)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef chunk = LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildLShr(b, n, c32(L, 2), ""), c32(L, 7), ""),
+                                      LLVMBuildAnd(b, k, c32(L, 7), ""), "");
+    LLVMValueRef o = LLVMBuildMul(b, LLVMBuildLShr(b, n, c32(L, 5), ""), c32(L, BK * 128), "");
+    o = LLVMBuildAdd(b, o, LLVMBuildShl(b, k, c32(L, 7), ""), "");
+    o = LLVMBuildAdd(b, o, LLVMBuildShl(b, chunk, c32(L, 4), ""), "");
+    return LLVMBuildAdd(b, o, LLVMBuildShl(b, LLVMBuildAnd(b, n, c32(L, 3), ""), c32(L, 2), ""), "");
+}
+
 /* Byte offset of B[k][n] (i32 values; constants fold) in a stage's B tile:
  * the raw rows; with TMA (P->tma) panels of 8 columns, [n / 8][k][n % 8],
  * 1024 bytes each; or (P->b128) 32-column panels under the 128-byte
@@ -125,14 +145,8 @@ LLVMValueRef swapped_b_offset(Pipe *P, LLVMValueRef k, LLVMValueRef n)
     LLVMBuilderRef b = L->b;
     if (!P->tma)
         return LLVMBuildAdd(b, LLVMBuildMul(b, k, c32(L, raw_b_row_bytes(P->bn)), ""), LLVMBuildShl(b, n, c32(L, 2), ""), "");
-    if (P->b128) {
-        LLVMValueRef chunk = LLVMBuildXor(b, LLVMBuildAnd(b, LLVMBuildLShr(b, n, c32(L, 2), ""), c32(L, 7), ""),
-                                          LLVMBuildAnd(b, k, c32(L, 7), ""), "");
-        LLVMValueRef o = LLVMBuildMul(b, LLVMBuildLShr(b, n, c32(L, 5), ""), c32(L, BK * 128), "");
-        o = LLVMBuildAdd(b, o, LLVMBuildShl(b, k, c32(L, 7), ""), "");
-        o = LLVMBuildAdd(b, o, LLVMBuildShl(b, chunk, c32(L, 4), ""), "");
-        return LLVMBuildAdd(b, o, LLVMBuildShl(b, LLVMBuildAnd(b, n, c32(L, 3), ""), c32(L, 2), ""), "");
-    }
+    if (P->b128)
+        return panel128_offset(L, k, n);
     LLVMValueRef panel = LLVMBuildMul(b, LLVMBuildLShr(b, n, c32(L, 3), ""), c32(L, BK * 32), "");
     LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildShl(b, k, c32(L, 5), ""), LLVMBuildShl(b, LLVMBuildAnd(b, n, c32(L, 7), ""), c32(L, 2), ""), "");
     return LLVMBuildAdd(b, panel, in, "");
@@ -210,23 +224,28 @@ static void b_unaligned(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef 
  * lt, lt + 128, .. of the row-major tile (a warp reads 512 contiguous
  * bytes), each one 16-byte cp.async where the tile is inside and aligned,
  * else (misaligned tiles inside: b_unaligned) element by element. */
-static void b_panel_copies(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef lt, LLVMValueRef bbase)
+/* B's tile at step k (BK rows of BN columns from column xb->i1) into the
+ * panel layout at bbase (swapped_b_offset); with a_panels A^T's instead
+ * (an M-major A, xb its transpose: BM columns, panel128_offset, no
+ * unaligned loop version). */
+static void b_panel_copies(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueRef lt, LLVMValueRef bbase,
+                           int a_panels)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
-    uint32_t per_row = P->bn / 4;
-    LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, P->bn), LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
+    uint32_t width = a_panels ? P->bm : P->bn, per_row = width / 4;
+    LLVMValueRef fb = LLVMBuildAnd(b, bulk_ok(L, xb, xb->i1, width), LLVMBuildICmp(b, LLVMIntSGE, k, c64(L, 0), ""), "");
     fb = LLVMBuildAnd(b, fb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
     for (int whole = 1; whole >= 0; whole--) {
         LLVMBasicBlockRef done = whole ? if_open(L, fb, "b.whole") : NULL;
-        if (!whole && P->unaligned)
+        if (!whole && P->unaligned && !a_panels)
             b_unaligned(P, xb, k, lt, bbase, join);
         Loop lc = wg_loop_open(L, whole ? "b.chunk" : "b.edge");
         wg_loop_test(L, &lc, c32(L, BK * per_row / WARPGROUP));
         LLVMValueRef idx = LLVMBuildAdd(b, lt, LLVMBuildMul(b, lc.i, c32(L, WARPGROUP), ""), "");
         LLVMValueRef row = LLVMBuildUDiv(b, idx, c32(L, per_row), ""), col = LLVMBuildShl(b, LLVMBuildURem(b, idx, c32(L, per_row), ""), c32(L, 2), "");
-        LLVMValueRef dst = LLVMBuildAdd(b, bbase, swapped_b_offset(P, row, col), "");
+        LLVMValueRef dst = LLVMBuildAdd(b, bbase, a_panels ? panel128_offset(L, row, col) : swapped_b_offset(P, row, col), "");
         LLVMValueRef grow = LLVMBuildAdd(b, k, LLVMBuildZExt(b, row, L->t_i64, ""), "");
         LLVMValueRef gcol = LLVMBuildAdd(b, xb->i1, LLVMBuildZExt(b, col, L->t_i64, ""), "");
         if (whole) {
@@ -342,14 +361,17 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
     LLVMValueRef k = LLVMBuildAdd(b, P->lo, LLVMBuildMul(b, LLVMBuildZExt(b, t, L->t_i64, ""), c64(L, BK), ""), "k");
     LLVMValueRef stage = LLVMBuildAdd(b, P->ring32, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), "");
     LLVMValueRef bar = wg_bar_addr(L, P->landed32, s);
-    ktile_copy(P, xa, &ac[0], P->bm, k, stage);
+    if (P->am) /* A^T's panels (am_transpose makes them A's rows) */
+        b_panel_copies(P, xa, k, lt, stage, 1);
+    else
+        ktile_copy(P, xa, &ac[0], P->bm, k, stage);
     if (P->bk) { /* B^T's rows as A's, after A's copies (xb is the transpose, ac[1] its terms) */
         ktile_copy(P, xb, &ac[1], P->bn, k, LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), ""));
         lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
         return;
     }
     if (P->tma) { /* the panel layout (the TMA's): no row is contiguous in it */
-        b_panel_copies(P, xb, k, lt, LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), ""));
+        b_panel_copies(P, xb, k, lt, LLVMBuildAdd(b, stage, c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), ""), 0);
         lw_asm(L, void_t(L), "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}", &bar, 1, SE);
         return;
     }
@@ -493,6 +515,70 @@ static LLVMValueRef swp_round_tile(Pipe *P, LLVMValueRef off0, uint32_t chunks, 
     return special;
 }
 
+/* An M-major f32 A (P->am): a stage's A^T tile, landed as 32-column panels
+ * (panel128_offset: the TMA's boxes, or b_panel_copies), made the K-major
+ * rows under the 128-byte swizzle that the wgmmas read, in place, rounded
+ * (split: big in copy 0, small in copy 1) where `round`. Panel g's 4096
+ * bytes are exactly those of A's rows 32g .. 32g+31, so warp w alone takes
+ * panels w, w + 4, ..: lane l reads row 32g + l's 32 k (a column of the
+ * panel: the warp's 32 loads read one 128-byte panel row each, 32 banks),
+ * the warp syncs, and each lane writes its row's 8 chunks. Returns i1:
+ * some big not finite (3xtf32's x3_spare). */
+static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, int round)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef w = LLVMBuildLShr(b, lt, c32(L, 5), ""), lane = LLVMBuildAnd(b, lt, c32(L, 31), "");
+    LLVMValueRef special = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
+    LLVMValueRef col = panel128_offset(L, c32(L, 0), lane); /* k 0's place of the lane's column; k adds k * 128 ^ ... */
+    LLVMValueRef lch = LLVMBuildAnd(b, LLVMBuildLShr(b, lane, c32(L, 2), ""), c32(L, 7), "");
+    LLVMValueRef word = LLVMBuildSub(b, col, LLVMBuildShl(b, lch, c32(L, 4), ""), ""); /* (lane % 4) * 4 */
+    for (uint32_t g0 = 0; g0 < P->bm / 32; g0 += WARPGROUP / 32) {
+        LLVMValueRef g = LLVMBuildAdd(b, w, c32(L, g0), ""), special0 = special;
+        LLVMBasicBlockRef before = LLVMGetInsertBlock(b);
+        LLVMBasicBlockRef done = g0 + WARPGROUP / 32 > P->bm / 32 /* (BM 64: warps 2 and 3 have none) */
+                                     ? if_open(L, LLVMBuildICmp(b, LLVMIntULT, g, c32(L, P->bm / 32), ""), "am.panel")
+                                     : NULL;
+        LLVMValueRef pbase = LLVMBuildAdd(b, sbase, LLVMBuildMul(b, g, c32(L, BK * 128), ""), "");
+        LLVMValueRef v[BK];
+        for (uint32_t k = 0; k < BK; k++) {
+            LLVMValueRef ch = LLVMBuildXor(b, lch, c32(L, k % 8), "");
+            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildAdd(b, pbase, c32(L, k * 128), ""),
+                                            LLVMBuildAdd(b, LLVMBuildShl(b, ch, c32(L, 4), ""), word, ""), "");
+            v[k] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
+        }
+        /* every lane's reads of the panel before any lane's writes over it */
+        lw_asm(L, void_t(L), "bar.warp.sync -1;", "~{memory}", NULL, 0, SE);
+        LLVMValueRef row = LLVMBuildAdd(b, pbase, LLVMBuildShl(b, lane, c32(L, 7), ""), "");
+        for (uint32_t h = 0; h < BK; h += 16) {
+            LLVMValueRef o[3][16], sp = NULL;
+            if (round)
+                wg_split_batch(P, &v[h], 16, o, &sp);
+            else
+                memcpy(o[0], &v[h], sizeof o[0]);
+            if (sp)
+                special = LLVMBuildOr(b, special, sp, "");
+            for (uint32_t c = 0; c < 4; c++) { /* chunk h / 4 + c of row 32g + lane, (row % 8 = lane % 8) */
+                LLVMValueRef sw = LLVMBuildXor(b, LLVMBuildAnd(b, lane, c32(L, 7), ""), c32(L, h / 4 + c), "");
+                LLVMValueRef off = LLVMBuildAdd(b, row, LLVMBuildShl(b, sw, c32(L, 4), ""), "");
+                for (uint32_t cp = 0; cp < (round ? swapped_a_copies(P) : 1); cp++)
+                    wg_st_shared_v4(L, P->ring, cp ? LLVMBuildAdd(b, off, c32(L, cp * P->bm * ROW_BYTES), "") : off,
+                                    &o[cp][4 * c]);
+            }
+        }
+        if (done) {
+            LLVMBasicBlockRef last = LLVMGetInsertBlock(b);
+            if_close(L, done);
+            LLVMValueRef phi = LLVMBuildPhi(b, LLVMInt1TypeInContext(L->ctx), "");
+            LLVMValueRef in[2] = {special0, special};
+            LLVMBasicBlockRef from[2] = {before, last};
+            LLVMAddIncoming(phi, in, from, 2);
+            special = phi;
+        }
+    }
+    return special;
+}
+
 static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
 {
     Lower *L = P->L;
@@ -510,14 +596,21 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     /* tf32-rne's TMA copies rounded both tiles already (-fno-wgmma-tma-direct);
      * tf32-rna's entry for views that come rounded (P->pre) has none to round
      * (but A where only B comes rounded, -fno-wgmma-preround-a) */
+    /* an M-major A: transposed whatever the rest does; rounded as it goes (tf32-rne even where
+     * its TMA copies rounded it already: the same bits) */
+    LLVMValueRef special =
+        P->am ? am_transpose(P, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), lt,
+                             P->prec == PREC_3XTF32 || P->prec == PREC_TF32_RNE || (P->prec == PREC_TF32_RNA && !P->a_ready))
+              : NULL;
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE && !rne_by_tma
                                     ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
-    LLVMValueRef special = swp_round_tile(P, off0, chunks, P->bm * ROW_BYTES);
+    if (!P->am)
+        special = swp_round_tile(P, off0, chunks, P->bm * ROW_BYTES);
     if (P->bk && !P->bkf && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
         swp_round_tile(P, LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), ""), P->bn * ROW_BYTES / 16 / WARPGROUP, 0);
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
-        x3_spare(P, j, s, lt, off0, chunks, special);
+        x3_spare(P, j, s, lt, off0, P->bm * ROW_BYTES / 16 / WARPGROUP, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
         uint32_t per_row = P->bn / 4, chunks_b = 32 * per_row / WARPGROUP;
         LLVMValueRef b0 = LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), "");

@@ -193,10 +193,12 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
     TirPrecision p = (TirPrecision)dot->ival;
     TirElem elem = tir_value_type(m, da[0]).elem;
     uint32_t bm = dot->type.dim[0], bn = dot->type.dim[1];
-    int bk = wgmma_kmajor_b(m, k, o), am = elem != ELEM_F32 && wgmma_mmajor_a(m, k, o);
+    int bk = wgmma_kmajor_b(m, k, o), am = wgmma_mmajor_a(m, k, o);
+    /* f32 A M-major: A^T's 32 k rows by 32-column panels, as b128's B (lower_wgmma_swapped.c's am_transpose) */
+    TcTmap a_panels = {.kind = TC_TMAP_ROWS, .dtype = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32, .box = {32, BK, 0}};
     if (elem == ELEM_F32 && bk) { /* B K-major (lower_wgmma_kmajor.c): B^T's rows as A's, a box of 32 k by BN rows */
         uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
-        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
+        maps[0] = am ? a_panels : (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bn, 0}};
     } else if (elem != ELEM_F32) { /* f16/bf16 (lower_wgmma_ss.c): 64 k by BM rows, B's 64 k by 64-column panels
                                    * (K-major: B^T's 64 k by BN rows, as A's; an M-major A: A^T's 64 k by
@@ -208,7 +210,7 @@ uint32_t wgmma_tma_maps(const TirModule *m, const TirKernel *k, const TcOptions 
         /* (the FMA consumers read B's runs conflict-free from 32-column panels, not from 8-column
          * ones; their narrow tiles, BN 8 or 16, fill no panel: they keep their own copies) */
         uint8_t t = p == PREC_TF32_RNE ? TC_TMAP_TF32 : TC_TMAP_F32;
-        maps[0] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
+        maps[0] = am ? a_panels : (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {BK, (uint16_t)bm, 0}};
         maps[1] = (TcTmap){.kind = TC_TMAP_PANELS, .dtype = t, .box = {8, BK, (uint16_t)(bn / 8)}};
         if (o->wgmma_tma_b128) /* 32-column panels under the 128-byte swizzle */
             maps[1] = (TcTmap){.kind = TC_TMAP_ROWS, .dtype = t, .box = {32, BK, 0}};
@@ -280,8 +282,8 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
      * B is K-major too) */
     LLVMValueRef ok = P->am && !P->bk ? LLVMConstInt(L->t_i1, 1, 0)
                                       : LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
-    if (P->am) { /* xa is A's transpose */
-        ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xa->i1, c64(L, 7), ""), c64(L, 0), ""), "");
+    if (P->am) { /* xa is A's transpose (its first column, A's first row: on 16 bytes) */
+        ok = LLVMBuildAnd(b, ok, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, xa->i1, c64(L, P->ss ? 7 : 3), ""), c64(L, 0), ""), "");
         ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xa->i1, P->bm), "");
     } else {
         ok = LLVMBuildAnd(b, ok, wg_fits_i32(L, xa->i0, P->bm), "");
@@ -352,8 +354,9 @@ const char *wg_tma_only_refusal(const TirModule *m, const TirInst *loop, const T
     uint32_t lo = tir_args(m, loop)[0], i = tir_value_def_inst(m, lo);
     if (!(am && !bk) && !(i && m->insts[i].op == OP_CONST && m->insts[i].i64 % ka == 0))
         return "the loop's first k is not a constant multiple of 16 bytes";
-    if (am && known_zero_bits(m, la[1], 0) < 3)
-        return "A's first row (A is M-major) is not a known multiple of 8";
+    if (am && known_zero_bits(m, la[1], 0) < (ss ? 3u : 2u))
+        return ss ? "A's first row (A is M-major) is not a known multiple of 8"
+                  : "A's first row (A is M-major) is not a known multiple of 4";
     if ((1u << known_zero_bits(m, lb[2], 0)) % cb)
         return "B's first column is not a known multiple of its box's alignment";
     return NULL;
@@ -428,11 +431,13 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     LLVMValueRef bar = wg_bar_addr(L, P->ss ? P->full32 : P->landed32, s);
     LLVMValueRef tx[2] = {bar, c32(L, (P->bm + P->bn) * ROW_BYTES)}; /* 128 bytes of k per row, column */
     lw_asm(L, void_t(L), "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", tx, 2, SE);
-    if (P->am) /* A^T's 64-column panels (8192 bytes each), as a row-major B's */
-        for (uint32_t p = 0; p < P->bm / 64; p++) {
-            LLVMValueRef km[2] = {coord(L, LLVMBuildAdd(b, xa->i1, c64(L, 64 * p), "")), coord(L, k)};
-            tma_box(L, LLVMBuildAdd(b, stage, c32(L, p * SS_BK * ROW_BYTES), ""), P->tmap_a, km, 2, P->batch_a, bar);
+    if (P->am) { /* A^T's panels as a row-major B's: f16/bf16 64 columns (8192 bytes each), f32 32 (4096) */
+        uint32_t pw = P->ss ? 64 : 32, pbytes = (P->ss ? SS_BK : BK) * ROW_BYTES;
+        for (uint32_t p = 0; p < P->bm / pw; p++) {
+            LLVMValueRef km[2] = {coord(L, LLVMBuildAdd(b, xa->i1, c64(L, pw * p), "")), coord(L, k)};
+            tma_box(L, LLVMBuildAdd(b, stage, c32(L, p * pbytes), ""), P->tmap_a, km, 2, P->batch_a, bar);
         }
+    }
     else {
         LLVMValueRef ka[2] = {coord(L, k), coord(L, xa->i0)};
         tma_box(L, stage, P->tmap_a, ka, 2, P->batch_a, bar);

@@ -671,7 +671,7 @@ static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
     c.warps = warps[gpu_rand_next(st) % 4];
     c.copt = copts[gpu_rand_next(st) % (sizeof copts / sizeof copts[0])];
     c.kmajor_b = !strcmp(c.elem, "f32") && gpu_rand_next(st) % 4 == 0; /* B's k stride the constant 1 */
-    c.mmajor_a = strcmp(c.elem, "f32") && gpu_rand_next(st) % 4 == 0;  /* A's m stride the constant 1 */
+    c.mmajor_a = gpu_rand_next(st) % 4 == 0; /* A's m stride the constant 1 */
     char src[4096], prec[64], arch[32];
     config_source(&c, src, sizeof src);
     snprintf(prec, sizeof prec, "--precision=%s", c.precision);
@@ -887,6 +887,29 @@ int main(void)
                     run_case(rt, mod, &c, &sh[i], seed++);
                 tilecModuleUnload(&mod);
             }
+    /* f32 with an M-major A (the swapped product, B K-major's for the tf32 modes): A^T's 32-column
+     * panels transposed into A's rows by the producers, rounded (split) as they go; every f32 mode at
+     * 128x128, the tf32 ones at 128x256, tf32-rna and 3xtf32 at 64x64 (BM 64: two panels, two warps),
+     * B row-major and (tf32-rna, 3xtf32) K-major; TMA through A^T's map at aligned rows, the
+     * kernel's own copies at odd ones, a batch, edges in every dimension, Inf and NaN */
+    static const struct {
+        int bm, bn, warps;
+        const char *prec;
+        int bk;
+    } mmajor32[] = {{128, 128, 8, "tf32-rna", 0}, {128, 128, 8, "tf32-rne", 0}, {128, 128, 8, "tf32-trunc", 0},
+                    {128, 128, 8, "3xtf32", 0},   {128, 128, 8, "ieee", 0},     {128, 256, 8, "tf32-rna", 0},
+                    {128, 256, 8, "tf32-rne", 0}, {64, 64, 4, "tf32-rna", 0},   {64, 64, 4, "3xtf32", 0},
+                    {128, 128, 8, "tf32-rna", 1}, {128, 128, 8, "3xtf32", 1}};
+    for (size_t w = 0; w < sizeof mmajor32 / sizeof mmajor32[0]; w++) {
+        Config c = {"f32", mmajor32[w].prec, "sm_90a", mmajor32[w].bm, mmajor32[w].bn, 32, mmajor32[w].warps, NULL,
+                    mmajor32[w].bk, 1};
+        tilecModule mod = load_config(rt, &c);
+        Shape sh[] = {{300, 520, 333, 1, 1, 0, 0, 0, 1}, {260, 300, 100, 2, 1, 0, 0, 0, 0},
+                      {129, 203, 190, 1, 1, 0, 1, 0, 1}, {256, 512, 128, 1, 1, 0, 0, 0, 1}};
+        for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+            run_case(rt, mod, &c, &sh[i], seed++);
+        tilecModuleUnload(&mod);
+    }
     {
         Config c = {"f32", "tf32-rna", "sm_80", 64, 64, 32, 4, NULL, 1, 0};
         tilecModule mod = load_config(rt, &c);
