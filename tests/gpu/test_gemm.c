@@ -641,6 +641,20 @@ static void config_source(const Config *c, char *src, size_t cap)
              c->bn, c->bk, c->bm, c->bk, c->elem, c->bk, c->bn, c->elem, c->bm, c->bn);
 }
 
+static tilecModule load_config(tilecRuntime rt, const Config *c);
+
+/* An M-major A's four shapes for config c (its mmajor_a set): aligned rows of A^T (TMA through its
+ * map), odd ones (the kernel's own copies, or A^T staged), a batch, edges in every dimension, Inf and NaN */
+static void run_mmajor_shapes(tilecRuntime rt, const Config *c, uint64_t *seed)
+{
+    tilecModule mod = load_config(rt, c);
+    Shape sh[] = {{300, 520, 333, 1, 1, 0, 0, 0, 1}, {260, 300, 100, 2, 1, 0, 0, 0, 0},
+                  {129, 203, 190, 1, 1, 0, 1, 0, 1}, {256, 512, 128, 1, 1, 0, 0, 0, 1}};
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+        run_case(rt, mod, c, &sh[i], (*seed)++);
+    tilecModuleUnload(&mod);
+}
+
 static tilecModule load_config(tilecRuntime rt, const Config *c)
 {
     char src[4096];
@@ -880,12 +894,7 @@ int main(void)
             for (int bk = 0; bk < 2 + (w == 1 && e == 1); bk++) {
                 Config c = {e ? "bf16" : "f16", "ieee", "sm_90a", kmajor16[w][0], kmajor16[w][1], 64, kmajor16[w][2],
                             bk == 2 ? "-fno-wgmma-mmajor-a" : NULL, bk == 1, 1};
-                tilecModule mod = load_config(rt, &c);
-                Shape sh[] = {{300, 520, 333, 1, 1, 0, 0, 0, 1}, {260, 300, 100, 2, 1, 0, 0, 0, 0},
-                              {129, 203, 190, 1, 1, 0, 1, 0, 1}, {256, 512, 128, 1, 1, 0, 0, 0, 1}};
-                for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
-                    run_case(rt, mod, &c, &sh[i], seed++);
-                tilecModuleUnload(&mod);
+                run_mmajor_shapes(rt, &c, &seed);
             }
     /* f32 with an M-major A (the swapped product, B K-major's for the tf32 modes): A^T's 32-column
      * panels transposed into A's rows by the producers, rounded (split) as they go; every f32 mode at
@@ -903,12 +912,7 @@ int main(void)
     for (size_t w = 0; w < sizeof mmajor32 / sizeof mmajor32[0]; w++) {
         Config c = {"f32", mmajor32[w].prec, "sm_90a", mmajor32[w].bm, mmajor32[w].bn, 32, mmajor32[w].warps, NULL,
                     mmajor32[w].bk, 1};
-        tilecModule mod = load_config(rt, &c);
-        Shape sh[] = {{300, 520, 333, 1, 1, 0, 0, 0, 1}, {260, 300, 100, 2, 1, 0, 0, 0, 0},
-                      {129, 203, 190, 1, 1, 0, 1, 0, 1}, {256, 512, 128, 1, 1, 0, 0, 0, 1}};
-        for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
-            run_case(rt, mod, &c, &sh[i], seed++);
-        tilecModuleUnload(&mod);
+        run_mmajor_shapes(rt, &c, &seed);
     }
     {
         Config c = {"f32", "tf32-rna", "sm_80", 64, 64, 32, 4, NULL, 1, 0};
