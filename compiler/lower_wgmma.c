@@ -71,7 +71,8 @@ int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *
 
 /* Whether marked loop f's B is taken K-major (the one decision the tensor
  * maps and the lowering share): f16/bf16 wherever B's view is, f32 where
- * wgmma_kmajor_b_fits. */
+ * wgmma_kmajor_b_fits (tf32: lower_wgmma_kmajor.c) or wgmma_kmajor_b_frags
+ * (3xtf32: the swapped product, P->bkf). */
 static int loop_kmajor_b(const TirModule *m, const TirInst *f, uint32_t warps, const TcOptions *o)
 {
     const TirInst *dot = wgmma_loop_dot(m, f);

@@ -66,8 +66,9 @@ typedef struct {
                            * as A's, C = A B from two descriptors, C's MMA layout */
     int bkf;              /* bk for 3xtf32: B's tile copied as A's (after A's copies) but read as the swapped
                            * product's register fragments, split as they load; C^T's layout */
-    int am;               /* ss, A M-major: A^T's rows copied as a row-major B's panels, read with the
-                           * transpose bit for A */
+    int am;               /* A M-major: A^T's rows copied as a row-major B's panels; ss reads them with the
+                           * transpose bit for A, the swapped product's producers transpose them in place
+                           * (am_transpose, lower_wgmma_swapped.c) */
     int bk_one_stage;     /* bk: the consumers wait for each stage's wgmmas before the next (where holding
                            * two stages would deadlock the producers: wgmma_hold_two_ok) */
     TirElem elem;         /* ss: the inputs' element type */

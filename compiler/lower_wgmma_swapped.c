@@ -346,7 +346,8 @@ static void ktile_copy(Pipe *P, const Access *xa, const ACopy *ac, uint32_t rows
     LLVMPositionBuilderAtEnd(b, adone);
 }
 
-/* Step t's copies, by producer thread lt: A's tile (ktile_copy), and B's:
+/* Step t's copies, by producer thread lt: A's tile (ktile_copy; an M-major
+ * A: A^T's panels, b_panel_copies), and B's:
  * as A's where it is K-major (P->bk), else with tensor maps in the panel
  * layout (b_panel_copies), else row lt / 4 raw into the stage's B tile, in
  * one bulk copy by its first thread, or a quarter each element by element.
@@ -548,7 +549,7 @@ static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, i
             v[k] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
         }
         /* every lane's reads of the panel before any lane's writes over it */
-        lw_asm(L, void_t(L), "bar.warp.sync -1;", "~{memory}", NULL, 0, SE);
+        lw_asm(L, void_t(L), "bar.warp.sync -1;", "~{memory}", NULL, 0, SEC);
         LLVMValueRef row = LLVMBuildAdd(b, pbase, LLVMBuildShl(b, lane, c32(L, 7), ""), "");
         for (uint32_t h = 0; h < BK; h += 16) {
             LLVMValueRef o[3][16], sp = NULL;
@@ -743,7 +744,8 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
         swp_steps(P, xa, xb, ac, first, stride, lt, mine, total, lag, work);
         return;
     }
-    LLVMValueRef odd = LLVMBuildOr(b, misaligned(L, xa, P->lo), misaligned(L, xb, xb->i1), "");
+    /* (the columns the copies start at: A's k, or A^T's first row of A for an M-major A) */
+    LLVMValueRef odd = LLVMBuildOr(b, misaligned(L, xa, P->am ? xa->i1 : P->lo), misaligned(L, xb, xb->i1), "");
     LLVMBasicBlockRef obb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.misaligned");
     LLVMBasicBlockRef abb = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "prod.aligned");
     LLVMBuildCondBr(b, odd, obb, abb);

@@ -12,7 +12,9 @@
  * landed[]. For tf32-rne the maps have the TFLOAT32 element
  * type: the copy itself rounds to nearest even, bit-exact with
  * cvt.rn.tf32.f32 over all 2^32 inputs (NaN -> 0x7FFFE000; measured on the
- * H200, bench/NOTES.md v10), so nothing else rounds. f16/bf16
+ * H200, bench/NOTES.md v10), so nothing else rounds. An M-major f32 A:
+ * A^T's 32-column panels, a box {32 columns, 32 k} each, as b128's B (the
+ * producers transpose them, lower_wgmma_swapped.c). f16/bf16
  * (lower_wgmma_ss.c): A's rows and B's 64-column N-major panels, both under
  * the 128-byte swizzle, a box per panel, completing on full[] directly.
  *
@@ -278,8 +280,8 @@ LLVMValueRef wg_tma_usable(Pipe *P, const Access *xa, const Access *xb)
      * panels: a whole panel) */
     uint32_t ka, cb;
     box_alignment(P->ss, P->b128, P->bk, &ka, &cb);
-    /* (an M-major A's box: innermost A's rows, in 64-row panels; k the row of A^T and of B, unless
-     * B is K-major too) */
+    /* (an M-major A's box: innermost A's rows, in 64-row panels (f16/bf16) or 32-row ones (f32); k
+     * the row of A^T and of B, unless B is K-major too) */
     LLVMValueRef ok = P->am && !P->bk ? LLVMConstInt(L->t_i1, 1, 0)
                                       : LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, P->lo, c64(L, ka - 1), ""), c64(L, 0), "");
     if (P->am) { /* xa is A's transpose (its first column, A's first row: on 16 bytes) */
@@ -345,7 +347,8 @@ const char *wg_tma_only_refusal(const TirModule *m, const TirInst *loop, const T
         return "a view the pipeline reads as it lies has no constant 1 as its column stride (a launch "
                "encodes no map for it where the stride is not 1)";
     /* wg_tma_usable's test, proven: the first k on ka elements where a box's innermost
-     * coordinate is k, B's first column on cb, an M-major A's first row on 8 */
+     * coordinate is k, B's first column on cb, an M-major A's first row on 16 bytes (8 f16/bf16,
+     * 4 f32) */
     uint32_t ka, cb;
     box_alignment(ss, b128, bk, &ka, &cb);
     const uint32_t *la = tir_args(m, lda), *lb = tir_args(m, ldb);

@@ -21,7 +21,8 @@
  * for 3xtf32), at least two stages in shared memory (the A operand three
  * times for 3xtf32); where B's view has k stride 1 (wgmma_kmajor_b_fits:
  * tf32 modes, BM = 16 x warps, BN a multiple of 16 up to 256) its form
- * for a K-major B instead (lower_wgmma_kmajor.c). -fno-wgmma-swapped: BM
+ * for a K-major B instead (lower_wgmma_kmajor.c; 3xtf32 keeps the swapped
+ * product, B copied as A is: wgmma_kmajor_b_frags). -fno-wgmma-swapped: BM
  * = 16 x warps, BN 64..256, the B operand three times for 3xtf32,
  * producers * lag < stages. ieee (the
  * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM

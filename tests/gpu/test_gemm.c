@@ -231,7 +231,7 @@ static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Sh
             }
         }
     }
-    const char *copt = c->mmajor_a && c->copt ? c->copt : NULL; /* the option the M-major cases compile with */
+    const char *copt = (c->mmajor_a || c->kmajor_b) && c->copt ? c->copt : NULL; /* an option of the layout cases' */
     printf("%s %-10s %-6s %4s %dx%dx%d batch %d%s%s%s%s%s: %zu checked, worst |err|/sum|ab| %.3g (bound %.3g): %s\n",
            c->arch, c->precision, c->elem, "", M, N, K, nb, c->mmajor_a ? " A M-major" : s->trans_a ? " At" : "",
            c->kmajor_b ? " B K-major" : s->trans_b ? " Bt" : "",
@@ -643,6 +643,19 @@ static void config_source(const Config *c, char *src, size_t cap)
 
 static tilecModule load_config(tilecRuntime rt, const Config *c);
 
+/* A K-major B's five shapes for config c (its kmajor_b set): TMA through B^T's map (aligned rows),
+ * the kernel's own copies (odd rows), batches, a transposed A, Inf and NaN (every K step too), 1x1x1 */
+static void run_kmajor_shapes(tilecRuntime rt, const Config *c, uint64_t *seed)
+{
+    tilecModule mod = load_config(rt, c);
+    Shape sh[] = {{300, 520, 333, 1, 0, 1, 0, 0, 1}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
+                  {260, 304, 96, 2, 1, 1, 1, 0, 1},  {129, 200, 64, 1, 0, 1, 2, 0, 0},
+                  {1, 1, 1, 1, 0, 1, 0, 0, 1}};
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+        run_case(rt, mod, c, &sh[i], (*seed)++);
+    tilecModuleUnload(&mod);
+}
+
 /* An M-major A's four shapes for config c (its mmajor_a set): aligned rows of A^T (TMA through its
  * map), odd ones (the kernel's own copies, or A^T staged), a batch, edges in every dimension, Inf and NaN */
 static void run_mmajor_shapes(tilecRuntime rt, const Config *c, uint64_t *seed)
@@ -864,14 +877,19 @@ int main(void)
             if (w && (p == 0 || (p == 4 && w != 1 && w != 3)))
                 continue;
             Config c = {"f32", precisions[p], "sm_90a", kmajor[w][0], kmajor[w][1], 32, kmajor[w][2], NULL, 1, 0};
-            tilecModule mod = load_config(rt, &c);
-            Shape sh[] = {{300, 520, 333, 1, 0, 1, 0, 0, 1}, {260, 300, 100, 2, 0, 1, 0, 0, 0},
-                          {260, 304, 96, 2, 1, 1, 1, 0, 1},  {129, 200, 64, 1, 0, 1, 2, 0, 0},
-                          {1, 1, 1, 1, 0, 1, 0, 0, 1}};
-            for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
-                run_case(rt, mod, &c, &sh[i], seed++);
-            tilecModuleUnload(&mod);
+            run_kmajor_shapes(rt, &c, &seed);
         }
+    /* 3xtf32's K-major B again: two 64-column blocks a consumer warpgroup (64x128, 4 warps), and the
+     * kernel's own 16-byte copies of B^T's rows where they are aligned (-fno-wgmma-tma) */
+    static const struct {
+        int bm, bn, warps;
+        const char *copt;
+    } kmajor_x3[] = {{64, 128, 4, NULL}, {128, 128, 8, "-fno-wgmma-tma"}};
+    for (size_t w = 0; w < sizeof kmajor_x3 / sizeof kmajor_x3[0]; w++) {
+        Config c = {"f32", "3xtf32", "sm_90a", kmajor_x3[w].bm, kmajor_x3[w].bn, 32, kmajor_x3[w].warps,
+                    kmajor_x3[w].copt, 1, 0};
+        run_kmajor_shapes(rt, &c, &seed);
+    }
     /* the f16/bf16 pipeline with a K-major B: B^T's rows copied as A's, read without the
      * transpose bit (TMA through B^T's map; the kernel's own copies at odd rows) */
     static const int kmajor16[][3] = {{128, 256, 8}, {64, 128, 4}};
@@ -899,19 +917,26 @@ int main(void)
     /* f32 with an M-major A (the swapped product, B K-major's for the tf32 modes): A^T's 32-column
      * panels transposed into A's rows by the producers, rounded (split) as they go; every f32 mode at
      * 128x128, the tf32 ones at 128x256, tf32-rna and 3xtf32 at 64x64 (BM 64: two panels, two warps),
-     * B row-major and (tf32-rna, 3xtf32) K-major; TMA through A^T's map at aligned rows, the
-     * kernel's own copies at odd ones, a batch, edges in every dimension, Inf and NaN */
+     * tf32-rna at 256x128 (eight panels, two a warp), B row-major and K-major (tf32-rna, -trunc and
+     * -rne, 3xtf32), the kernel's own 16-byte copies of A^T's rows where they are aligned
+     * (-fno-wgmma-tma); TMA through A^T's map at aligned rows, the kernel's own copies at odd ones, a
+     * batch, edges in every dimension, Inf and NaN */
     static const struct {
         int bm, bn, warps;
         const char *prec;
         int bk;
-    } mmajor32[] = {{128, 128, 8, "tf32-rna", 0}, {128, 128, 8, "tf32-rne", 0}, {128, 128, 8, "tf32-trunc", 0},
-                    {128, 128, 8, "3xtf32", 0},   {128, 128, 8, "ieee", 0},     {128, 256, 8, "tf32-rna", 0},
-                    {128, 256, 8, "tf32-rne", 0}, {64, 64, 4, "tf32-rna", 0},   {64, 64, 4, "3xtf32", 0},
-                    {128, 128, 8, "tf32-rna", 1}, {128, 128, 8, "3xtf32", 1}};
+        const char *copt;
+    } mmajor32[] = {{128, 128, 8, "tf32-rna", 0, NULL},   {128, 128, 8, "tf32-rne", 0, NULL},
+                    {128, 128, 8, "tf32-trunc", 0, NULL}, {128, 128, 8, "3xtf32", 0, NULL},
+                    {128, 128, 8, "ieee", 0, NULL},       {128, 256, 8, "tf32-rna", 0, NULL},
+                    {128, 256, 8, "tf32-rne", 0, NULL},   {64, 64, 4, "tf32-rna", 0, NULL},
+                    {64, 64, 4, "3xtf32", 0, NULL},       {256, 128, 8, "tf32-rna", 0, NULL},
+                    {128, 128, 8, "tf32-rna", 1, NULL},   {128, 128, 8, "tf32-trunc", 1, NULL},
+                    {128, 128, 8, "tf32-rne", 1, NULL},   {128, 128, 8, "3xtf32", 1, NULL},
+                    {128, 128, 8, "tf32-rna", 0, "-fno-wgmma-tma"}};
     for (size_t w = 0; w < sizeof mmajor32 / sizeof mmajor32[0]; w++) {
-        Config c = {"f32", mmajor32[w].prec, "sm_90a", mmajor32[w].bm, mmajor32[w].bn, 32, mmajor32[w].warps, NULL,
-                    mmajor32[w].bk, 1};
+        Config c = {"f32", mmajor32[w].prec, "sm_90a", mmajor32[w].bm, mmajor32[w].bn, 32, mmajor32[w].warps,
+                    mmajor32[w].copt, mmajor32[w].bk, 1};
         run_mmajor_shapes(rt, &c, &seed);
     }
     {
