@@ -28,7 +28,7 @@ void tc_options_default(TcOptions *o)
     o->wgmma_tma = 1;       /* tf32-rne 1.4x at 128x256; zero maps are safe (docs/TIR.md, bench/NOTES.md v10, v11) */
     o->wgmma_tma_b128 = 1;  /* with -fwgmma-tma: 8-column panels were slower than no TMA (bench/NOTES.md v10) */
     o->wgmma_kmajor_b = 1;
-    o->wgmma_mmajor_a = 1; /* bf16 A^T @ B 0.82-0.89x cuBLAS on an H100, the element copies 0.15x (bench/NOTES.md v36) */
+    o->wgmma_mmajor_a = 1; /* H100: bf16 A^T @ B 0.82-0.89x cuBLAS, f32 2.2-3.3x the element copies (bench/NOTES.md v36) */
     o->wgmma_k_overlap = 1; /* tf32-rna 128x256 +6% to +11% on the H200 (bench/NOTES.md v12) */
     o->wgmma_tma_direct = 0; /* experimental: passes gpu_test_gemm, timings mixed (bench/NOTES.md v11, v12) */
     o->persistent = TC_PERSISTENT_AUTO; /* the f32 pipeline: small K +33%, large shapes within 1.5% (bench/NOTES.md v16) */
