@@ -531,9 +531,6 @@ static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, i
     LLVMBuilderRef b = L->b;
     LLVMValueRef w = LLVMBuildLShr(b, lt, c32(L, 5), ""), lane = LLVMBuildAnd(b, lt, c32(L, 31), "");
     LLVMValueRef special = LLVMConstInt(LLVMInt1TypeInContext(L->ctx), 0, 0);
-    LLVMValueRef col = panel128_offset(L, c32(L, 0), lane); /* k 0's place of the lane's column; k adds k * 128 ^ ... */
-    LLVMValueRef lch = LLVMBuildAnd(b, LLVMBuildLShr(b, lane, c32(L, 2), ""), c32(L, 7), "");
-    LLVMValueRef word = LLVMBuildSub(b, col, LLVMBuildShl(b, lch, c32(L, 4), ""), ""); /* (lane % 4) * 4 */
     for (uint32_t g0 = 0; g0 < P->bm / 32; g0 += WARPGROUP / 32) {
         LLVMValueRef g = LLVMBuildAdd(b, w, c32(L, g0), ""), special0 = special;
         LLVMBasicBlockRef before = LLVMGetInsertBlock(b);
@@ -542,15 +539,13 @@ static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, i
                                      : NULL;
         LLVMValueRef pbase = LLVMBuildAdd(b, sbase, LLVMBuildMul(b, g, c32(L, BK * 128), ""), "");
         LLVMValueRef v[BK];
-        for (uint32_t k = 0; k < BK; k++) {
-            LLVMValueRef ch = LLVMBuildXor(b, lch, c32(L, k % 8), "");
-            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildAdd(b, pbase, c32(L, k * 128), ""),
-                                            LLVMBuildAdd(b, LLVMBuildShl(b, ch, c32(L, 4), ""), word, ""), "");
+        for (uint32_t k = 0; k < BK; k++) { /* A^T[k][32g + lane], in panel g */
+            LLVMValueRef off = LLVMBuildAdd(b, pbase, panel128_offset(L, c32(L, k), lane), "");
             v[k] = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""), "");
         }
         /* every lane's reads of the panel before any lane's writes over it */
         lw_asm(L, void_t(L), "bar.warp.sync -1;", "~{memory}", NULL, 0, SEC);
-        LLVMValueRef row = LLVMBuildAdd(b, pbase, LLVMBuildShl(b, lane, c32(L, 7), ""), "");
+        LLVMValueRef m = LLVMBuildAdd(b, LLVMBuildShl(b, g, c32(L, 5), ""), lane, ""); /* the lane's row of A */
         for (uint32_t h = 0; h < BK; h += 16) {
             LLVMValueRef o[3][16], sp = NULL;
             if (round)
@@ -559,9 +554,8 @@ static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, i
                 memcpy(o[0], &v[h], sizeof o[0]);
             if (sp)
                 special = LLVMBuildOr(b, special, sp, "");
-            for (uint32_t c = 0; c < 4; c++) { /* chunk h / 4 + c of row 32g + lane, (row % 8 = lane % 8) */
-                LLVMValueRef sw = LLVMBuildXor(b, LLVMBuildAnd(b, lane, c32(L, 7), ""), c32(L, h / 4 + c), "");
-                LLVMValueRef off = LLVMBuildAdd(b, row, LLVMBuildShl(b, sw, c32(L, 4), ""), "");
+            for (uint32_t c = 0; c < 4; c++) { /* chunk h / 4 + c of row m */
+                LLVMValueRef off = LLVMBuildAdd(b, sbase, wg_swz(L, m, c32(L, h / 4 + c)), "");
                 for (uint32_t cp = 0; cp < (round ? swapped_a_copies(P) : 1); cp++)
                     wg_st_shared_v4(L, P->ring, cp ? LLVMBuildAdd(b, off, c32(L, cp * P->bm * ROW_BYTES), "") : off,
                                     &o[cp][4 * c]);
