@@ -361,12 +361,14 @@ uint32_t wgmma_swapped_smem_bytes(uint32_t bm, uint32_t bn, TirPrecision p, uint
 int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
                         TirPrecision p, const TcOptions *o);
 int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o);
-/* A 3xtf32 loop's B load ldb reading such a view: the swapped product with
- * B's tile copied as A's (as above) and its register fragments read from
- * that layout, split as they load (lower_wgmma_swapped.c); any tile of the
- * swapped product's. wgmma_kmajor_b() covers these loops too; the kernel's
+/* A 3xtf32 or ieee loop's B load ldb reading such a view: the swapped
+ * product with B's tile copied as A's (as above) and read from that layout:
+ * 3xtf32's register fragments, split as they load (lower_wgmma_swapped.c),
+ * ieee's FMA operands (lower_wgmma_ffma.c) where a thread holds 8 columns;
+ * any tile of those pipelines' otherwise. wgmma_kmajor_b() covers these loops too; the kernel's
  * question (wgmma_kmajor_b_mma) is whether its accumulators are C = A B's. */
-int wgmma_kmajor_b_frags(const TirModule *m, const TirInst *ldb, TirPrecision p, const TcOptions *o);
+int wgmma_kmajor_b_frags(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
+                         TirPrecision p, const TcOptions *o);
 int wgmma_kmajor_b_mma(const TirModule *m, const TirKernel *k, const TcOptions *o);
 /* A loop whose A is M-major (its view's m stride the constant 1;
  * -fno-wgmma-mmajor-a: element copies): A^T's rows copied as a row-major B's

@@ -72,7 +72,7 @@ int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *
 /* Whether marked loop f's B is taken K-major (the one decision the tensor
  * maps and the lowering share): f16/bf16 wherever B's view is, f32 where
  * wgmma_kmajor_b_fits (tf32: lower_wgmma_kmajor.c) or wgmma_kmajor_b_frags
- * (3xtf32: the swapped product, P->bkf). */
+ * (3xtf32 and ieee: the swapped product, P->bkf). */
 static int loop_kmajor_b(const TirModule *m, const TirInst *f, uint32_t warps, const TcOptions *o)
 {
     const TirInst *dot = wgmma_loop_dot(m, f);
@@ -81,15 +81,16 @@ static int loop_kmajor_b(const TirModule *m, const TirInst *f, uint32_t warps, c
     if (half_dot(m, dot)) /* any tile of the f16/bf16 pipeline's */
         return o->wgmma_kmajor_b && wgmma_view_col_major(m, ldb);
     return wgmma_kmajor_b_fits(m, ldb, dot->type.dim[0], dot->type.dim[1], warps, (TirPrecision)dot->ival, o) ||
-           wgmma_kmajor_b_frags(m, ldb, (TirPrecision)dot->ival, o);
+           wgmma_kmajor_b_frags(m, ldb, dot->type.dim[0], dot->type.dim[1], warps, (TirPrecision)dot->ival, o);
 }
 
-/* ... and read by the swapped product's consumers as register fragments (3xtf32) */
-static int loop_kmajor_b_frags(const TirModule *m, const TirInst *f, const TcOptions *o)
+/* ... and read by the swapped product's consumers from that layout (3xtf32's fragments, ieee's FMA operands) */
+static int loop_kmajor_b_frags(const TirModule *m, const TirInst *f, uint32_t warps, const TcOptions *o)
 {
     const TirInst *dot = wgmma_loop_dot(m, f);
-    return !half_dot(m, dot) &&
-           wgmma_kmajor_b_frags(m, &m->insts[tir_value_def_inst(m, tir_args(m, dot)[1])], (TirPrecision)dot->ival, o);
+    return !half_dot(m, dot) && wgmma_kmajor_b_frags(m, &m->insts[tir_value_def_inst(m, tir_args(m, dot)[1])],
+                                                     dot->type.dim[0], dot->type.dim[1], warps,
+                                                     (TirPrecision)dot->ival, o);
 }
 
 int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o)
@@ -101,7 +102,7 @@ int wgmma_kmajor_b(const TirModule *m, const TirKernel *k, const TcOptions *o)
 int wgmma_kmajor_b_mma(const TirModule *m, const TirKernel *k, const TcOptions *o)
 {
     const TirInst *f = wgmma_marked_loop(m, k);
-    return f && loop_kmajor_b(m, f, k->warps, o) && !loop_kmajor_b_frags(m, f, o);
+    return f && loop_kmajor_b(m, f, k->warps, o) && !loop_kmajor_b_frags(m, f, k->warps, o);
 }
 
 /* Whether marked loop f's A is taken M-major (the tensor maps and the
@@ -734,6 +735,8 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
 {
     int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
     const char *how = P->ss     ? "; both operands from shared memory as they lie" /* + the layouts below */
+                      : P->bkf && P->ffma ? "; FMA consumers reading fp32 from shared memory; B K-major: copied "
+                                            "as A is"
                       : P->bkf  ? "; B K-major: copied as A is, split by the consumers as they load their "
                                   "fragments"
                       : P->bk   ? (P->prec == PREC_TF32_RNE && P->tma
@@ -790,7 +793,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
     /* a K-major B: copied as A; f16/bf16 read it by a K-major descriptor (no transpose bit), f32
      * through lower_wgmma_kmajor.c */
     P.bk = loop_kmajor_b(m, loop, P.consumers / 32, L->o);
-    P.bkf = P.bk && loop_kmajor_b_frags(m, loop, L->o);
+    P.bkf = P.bk && loop_kmajor_b_frags(m, loop, P.consumers / 32, L->o);
     P.am = loop_mmajor_a(m, loop, L->o);
     if (P.ss) {
         P.producers = ss_producers(P.consumers, P.bn, L->o);

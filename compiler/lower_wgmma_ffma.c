@@ -18,9 +18,21 @@
  * its B runs for each k (a half warp reads 256 bytes of a B row: contiguous
  * raw, or two panels' 128 under TMA), all 16-byte shared loads: with 8 x 8 elements, 16 loads for 256
  * FMAs; with 8 x 16, 24 for 512 (B's runs loaded k by k, so that 128
- * accumulators, 32 A and 16 B values fit the consumers' 200). Needs a stage
- * laid out as wgmma_swapped_stage_bytes() says; the accumulators are the
- * layout ffma_layout() returns.
+ * accumulators, 32 A and 16 B values fit the consumers' 200).
+ *
+ * A K-major B (P->bkf, x @ W^T): the producers copy B^T's rows as A's, after
+ * A's tile, so a column n's 4 k are one 16-byte chunk, at n * 128 + ((k / 4)
+ * ^ (n % 8)) * 16. Runs of 4 columns would lie in 4 rows there, and the 16
+ * runs of a half warp in 2 chunks: 8-way bank conflicts. So the thread's
+ * columns are c + tc*j instead (Layout.vec 1): per 4 k it loads each column's
+ * chunk, the lanes of a warp 8 distinct chunks a row group (all 32 banks):
+ * 64 accumulators, 32 A and 32 B values, as many 16-byte loads as the raw
+ * rows take. Only with 8 columns a thread (wgmma_kmajor_b_frags): at 8 x 16
+ * (-fwgmma-ffma-wide) ptxas spilled 248 bytes however the columns were
+ * grouped, and such a B keeps the element copies.
+ *
+ * Needs a stage laid out as wgmma_swapped_stage_bytes() says (bkf: A's rows,
+ * then B^T's); the accumulators are the layout ffma_layout() returns.
  */
 #include "compiler/lower_wgmma.h"
 
@@ -28,7 +40,7 @@ Layout ffma_layout(const Pipe *P)
 {
     uint32_t tr = 0, tc = 0;
     wgmma_ffma_grid(P->bm, P->bn, P->consumers, P->L->o->wgmma_ffma_wide, &tr, &tc); /* pass_wgmma checked it */
-    return (Layout){.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = 4};
+    return (Layout){.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = P->bkf ? 1 : 4};
 }
 
 void ffma_frags(Pipe *P)
@@ -36,7 +48,7 @@ void ffma_frags(Pipe *P)
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
     Layout lay = ffma_layout(P);
-    LLVMValueRef r0 = layout_base_row(L, &lay), c0 = layout_base_col(L, &lay); /* c0: a multiple of 4 */
+    LLVMValueRef r0 = layout_base_row(L, &lay), c0 = layout_base_col(L, &lay); /* c0: a multiple of 4 (not bkf) */
     /* the thread's rows are r0 + tr*i with tr a multiple of 8 (wgmma_ffma_grid makes it so), so
      * one swizzle (r0 % 8) serves them all: chunk ch of row i lies at (r0 + tr*i) * 128 +
      * ((r0 % 8) ^ ch) * 16; once before the K loop (as swapped_frags: 62 instructions a stage) */
@@ -44,8 +56,17 @@ void ffma_frags(Pipe *P)
     P->frag_base = LLVMBuildMul(b, r0, c32(L, ROW_BYTES), "");
     for (uint32_t ch = 0; ch < BK / 4; ch++)
         P->ffma_chunk[ch] = LLVMBuildShl(b, LLVMBuildXor(b, swz, c32(L, ch), ""), c32(L, 4), "");
-    P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");
     P->ffma_c0 = c0;
+    if (P->bkf) { /* B^T's row c0 after A's tile; chunk ch of column c0 + tc*j at ffma_bk[ch ^ (tc*j % 8)]
+                   * (tc a power of two: c0 % 8 and tc*j % 8 share no bit where tc < 8, and tc*j % 8 is 0
+                   * where tc >= 8) */
+        P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildMul(b, c0, c32(L, ROW_BYTES), ""), "");
+        LLVMValueRef cz = LLVMBuildAnd(b, c0, c32(L, 7), "");
+        for (uint32_t ch = 0; ch < BK / 4; ch++)
+            P->ffma_bk[ch] = LLVMBuildShl(b, LLVMBuildXor(b, cz, c32(L, ch), ""), c32(L, 4), "");
+        return;
+    }
+    P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");
     if (P->tma) { /* b128 (wgmma_tma_maps): run 0 at k, less k * 128, for each k % 8 */
         LLVMValueRef b0 = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), swapped_b_offset(P, c32(L, 0), c0), "");
         LLVMValueRef ch = LLVMBuildAnd(b, LLVMBuildLShr(b, c0, c32(L, 2), ""), c32(L, 7), "");
@@ -78,7 +99,8 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     LLVMBuilderRef b = L->b;
     Layout lay = ffma_layout(P);
     uint32_t ri = lay.rows / lay.tr, ci = lay.cols / lay.tc, runs = ci / 4;
-    if (ri * ci != nacc || ri > 8 || (runs != 2 && runs != 4) || lay.tr % 8) { /* wgmma_ffma_grid() allows none */
+    if (ri * ci != nacc || ri > 8 || (runs != 2 && runs != 4) || lay.tr % 8 || (P->bkf && ci != 8)) {
+        /* (wgmma_ffma_grid() allows none; wgmma_kmajor_b_frags() takes its 8 columns a thread alone) */
         lw_error(L, (TirLoc){0}, "internal error: FMA pipeline tile %ux%u", P->bm, P->bn);
         return;
     }
@@ -93,6 +115,20 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
         LLVMValueRef chunk = LLVMBuildAdd(b, arow, P->ffma_chunk[ch], "");
         for (uint32_t i = 0; i < ri; i++)
             wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, chunk, c32(L, i * lay.tr * ROW_BYTES), ""), a[i]);
+        if (P->bkf) { /* B^T's rows: each of the 8 columns' 4 k in one chunk */
+            LLVMValueRef bc[8][4];
+            for (uint32_t j = 0; j < 8; j++) {
+                LLVMValueRef col = LLVMBuildAdd(b, bcol, c32(L, j * lay.tc * ROW_BYTES), "");
+                wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, col, P->ffma_bk[ch ^ (lay.tc * j % 8)], ""), bc[j]);
+            }
+            for (uint32_t q = 0; q < 4; q++)
+                for (uint32_t i = 0; i < ri; i++)
+                    for (uint32_t j = 0; j < 8; j++) {
+                        LLVMValueRef x[3] = {a[i][q], bc[j][q], acc[i * ci + j]};
+                        acc[i * ci + j] = lw_call(L, "llvm.fma", &f32, 1, x, 3);
+                    }
+            continue;
+        }
         /* two runs: every k's B loaded ahead (as before); four: k by k */
         uint32_t ahead = runs == 2 ? 4 : 1;
         for (uint32_t q = 0; q < 4; q++) {

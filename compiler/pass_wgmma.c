@@ -22,7 +22,7 @@
  * times for 3xtf32); where B's view has k stride 1 (wgmma_kmajor_b_fits:
  * tf32 modes, BM = 16 x warps, BN a multiple of 16 up to 256) its form
  * for a K-major B instead (lower_wgmma_kmajor.c; 3xtf32 keeps the swapped
- * product, B copied as A is: wgmma_kmajor_b_frags). -fno-wgmma-swapped: BM
+ * product, B copied as A is: wgmma_kmajor_b_frags; so does ieee). -fno-wgmma-swapped: BM
  * = 16 x warps, BN 64..256, the B operand three times for 3xtf32,
  * producers * lag < stages. ieee (the
  * FMA consumers, swapped pipeline only, -fno-wgmma-ffma: never): BM
@@ -174,9 +174,13 @@ int wgmma_kmajor_b_fits(const TirModule *m, const TirInst *ldb, uint32_t bm, uin
     return bm == 16 * warps && bn % 16 == 0 && bn >= 16 && bn <= 256 && wgmma_view_col_major(m, ldb);
 }
 
-int wgmma_kmajor_b_frags(const TirModule *m, const TirInst *ldb, TirPrecision p, const TcOptions *o)
+int wgmma_kmajor_b_frags(const TirModule *m, const TirInst *ldb, uint32_t bm, uint32_t bn, uint32_t warps,
+                         TirPrecision p, const TcOptions *o)
 {
-    return o->wgmma_kmajor_b && o->wgmma_swapped && !o->wgmma_cluster && p == PREC_3XTF32 &&
+    uint32_t tr, tc;
+    if (p == PREC_IEEE && !wgmma_ffma_grid(bm, bn, warps * 32, 0, &tr, &tc)) /* 8 columns a thread alone */
+        return 0;
+    return o->wgmma_kmajor_b && o->wgmma_swapped && !o->wgmma_cluster && (p == PREC_3XTF32 || p == PREC_IEEE) &&
            wgmma_view_col_major(m, ldb);
 }
 
@@ -345,10 +349,10 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
         return stages;
     }
     if (o->wgmma_swapped) {
-        *what = p == PREC_IEEE ? "the FMA consumers"
-                : wgmma_kmajor_b_frags(m, &m->insts[tir_value_def_inst(m, da[1])], p, o)
-                    ? "the swapped product, B K-major (copied as A is)"
-                    : "the swapped product";
+        int bkf = wgmma_kmajor_b_frags(m, &m->insts[tir_value_def_inst(m, da[1])], bm, bn, k->warps, p, o);
+        *what = p == PREC_IEEE ? (bkf ? "the FMA consumers, B K-major (copied as A is)" : "the FMA consumers")
+                : bkf          ? "the swapped product, B K-major (copied as A is)"
+                               : "the swapped product";
         if (p != PREC_IEEE && !swapped_shape_ok(bm, bn, k->warps, p)) {
             uint32_t regs = swapped_acc_regs(bm, bn, k->warps, p); /* 0: the shape has none */
             char have[48] = "";

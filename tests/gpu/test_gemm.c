@@ -866,9 +866,9 @@ int main(void)
         }
     /* B K-major in the kernel (its k stride the constant 1: lower_wgmma_kmajor.c for the tf32
      * modes, both operands from shared memory; 3xtf32 the swapped product with B's tile copied as
-     * A's, its fragments read from there; ieee keeps the swapped product's element copies, as
-     * does sm_80): TMA through B^T's map (aligned rows), the kernel's own copies (odd rows), edges
-     * in every dimension, batches, Inf and NaN, one producer warpgroup (BN 256) */
+     * A's, its fragments read from there; ieee the FMA consumers reading that layout, at the
+     * tiles below; sm_80 element copies): TMA through B^T's map (aligned rows), the kernel's own
+     * copies (odd rows), edges in every dimension, batches, Inf and NaN, one producer warpgroup (BN 256) */
     static const int kmajor[][3] = {{128, 256, 8}, {128, 128, 8}, {64, 256, 4}, {64, 64, 4}, {128, 16, 8}};
     for (size_t w = 0; w < sizeof kmajor / sizeof kmajor[0]; w++)
         for (size_t p = 0; p < 5; p++) {
@@ -888,6 +888,19 @@ int main(void)
     for (size_t w = 0; w < sizeof kmajor_x3 / sizeof kmajor_x3[0]; w++) {
         Config c = {"f32", "3xtf32", "sm_90a", kmajor_x3[w].bm, kmajor_x3[w].bn, 32, kmajor_x3[w].warps,
                     kmajor_x3[w].copt, 1, 0};
+        run_kmajor_shapes(rt, &c, &seed);
+    }
+    /* ieee's FMA consumers with a K-major B (a thread's columns c + tc*j, each column's 4 k one
+     * 16-byte load): 16, 8 and 4 threads along a row (tc), the kernel's own copies
+     * (-fno-wgmma-tma); 16 columns a thread (-fwgmma-ffma-wide) keeps the element copies */
+    static const struct {
+        int bm, bn, warps;
+        const char *copt;
+    } kmajor_ieee[] = {{128, 128, 8, NULL}, {64, 64, 4, NULL}, {64, 32, 4, NULL}, {256, 128, 8, "-fwgmma-ffma-wide"},
+                       {128, 128, 8, "-fno-wgmma-tma"}};
+    for (size_t w = 0; w < sizeof kmajor_ieee / sizeof kmajor_ieee[0]; w++) {
+        Config c = {"f32", "ieee", "sm_90a", kmajor_ieee[w].bm, kmajor_ieee[w].bn, 32, kmajor_ieee[w].warps,
+                    kmajor_ieee[w].copt, 1, 0};
         run_kmajor_shapes(rt, &c, &seed);
     }
     /* the f16/bf16 pipeline with a K-major B: B^T's rows copied as A's, read without the
