@@ -946,7 +946,7 @@ int main(void)
                     {64, 64, 4, "3xtf32", 0, NULL},       {256, 128, 8, "tf32-rna", 0, NULL},
                     {128, 128, 8, "tf32-rna", 1, NULL},   {128, 128, 8, "tf32-trunc", 1, NULL},
                     {128, 128, 8, "tf32-rne", 1, NULL},   {128, 128, 8, "3xtf32", 1, NULL},
-                    {128, 128, 8, "tf32-rna", 0, "-fno-wgmma-tma"}};
+                    {128, 128, 8, "ieee", 1, NULL},       {128, 128, 8, "tf32-rna", 0, "-fno-wgmma-tma"}};
     for (size_t w = 0; w < sizeof mmajor32 / sizeof mmajor32[0]; w++) {
         Config c = {"f32", mmajor32[w].prec, "sm_90a", mmajor32[w].bm, mmajor32[w].bn, 32, mmajor32[w].warps,
                     mmajor32[w].copt, mmajor32[w].bk, 1};
