@@ -762,7 +762,15 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                          "launch gives none)"
                        : "",
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
-                !P->am ? "" : P->ss ? ", A M-major" : "; A M-major: A^T's panels transposed in shared memory by the producers",
+                !P->am  ? ""
+                : P->ss ? ", A M-major"
+                : P->prec == PREC_3XTF32 ? "; A M-major: A^T's panels transposed in shared memory by the producers, "
+                                           "split as they go"
+                : P->prec == PREC_TF32_RNE ? "; A M-major: A^T's panels transposed in shared memory by the producers, "
+                                             "rounded as they go (again where the TMA rounded them: the same bits)"
+                : P->prec == PREC_TF32_RNA ? "; A M-major: A^T's panels transposed in shared memory by the producers, "
+                                             "rounded as they go"
+                                           : "; A M-major: A^T's panels transposed in shared memory by the producers",
                 P->ss && P->bk ? ", B K-major" : "",
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
                 P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",
