@@ -504,10 +504,10 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->cluster) /* the peer block, whose empty[] wg_release arrives on too: read once, not per release */
         P->peer = LLVMBuildXor(b, wg_cluster_rank(L), c32(L, 1), "peer");
     /* the stage before is released once the group after it is issued */
-    int overlap = P->k_overlap || ((P->ss || (P->bk && !P->bkf && !P->bk_one_stage)) && !P->serial);
+    int overlap = P->k_overlap || ((P->ss || (P->kss && !P->bk_one_stage)) && !P->serial);
     if (P->ffma)
         ffma_frags(P);
-    else if (P->swapped && !P->ss && (!P->bk || P->bkf))
+    else if (P->swapped && !P->ss && !P->kss)
         swapped_frags(P);
 
     Loop lp = wg_loop_open(L, "mma");
@@ -540,7 +540,7 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     }
     if (P->ss) {
         ss_stage(P, soff, cur, nacc, rel_addr, rel_if);
-    } else if (P->bk && !P->bkf) {
+    } else if (P->kss) {
         kmajor_stage(P, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->k_overlap) {
         swapped_stage(P, s, soff, cur, nacc, rel_addr, rel_if);
@@ -707,7 +707,7 @@ static void pipe_consumers(Pipe *P, uint32_t init, uint32_t result)
     L->bar_threads = P->consumers;
     Layout lay = {.kind = LAYOUT_MMA, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1, .mt = 1,
                   .nt = P->bn / 8};
-    if (P->swapped && (!P->bk || P->bkf)) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
+    if (P->swapped && !P->kss) /* C^T's MMA layout: warp w holds its 16 * blocks columns of B */
         lay = (Layout){.kind = LAYOUT_MMA, .trans = 1, .rows = P->bm, .cols = P->bn, .wm = P->consumers / 32, .wn = 1,
                        .mt = P->blocks, .nt = P->bm / 8, .nperm = (uint8_t)P->b128};
     if (P->ffma)
@@ -739,7 +739,7 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                                             "as A is"
                       : P->bkf  ? "; B K-major: copied as A is, split by the consumers as they load their "
                                   "fragments"
-                      : P->bk   ? (P->prec == PREC_TF32_RNE && P->tma
+                      : P->kss  ? (P->prec == PREC_TF32_RNE && P->tma
                                        ? "; B K-major: both operands from shared memory, the TMA copies round to "
                                          "tf32 (the producers round where a launch gives no maps)"
                                    : rounds ? "; B K-major: both operands from shared memory, rounded there by the "
@@ -802,6 +802,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * through lower_wgmma_kmajor.c */
     P.bk = loop_kmajor_b(m, loop, P.consumers / 32, L->o);
     P.bkf = P.bk && loop_kmajor_b_frags(m, loop, P.consumers / 32, L->o);
+    P.kss = P.bk && !P.bkf && !P.ss;
     P.am = loop_mmajor_a(m, loop, L->o);
     if (P.ss) {
         P.producers = ss_producers(P.consumers, P.bn, L->o);
@@ -809,7 +810,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         P.stage_bytes = wgmma_ss_stage_bytes(P.bm, P.bn);
         *smem_bytes = wgmma_ss_smem_bytes(P.bm, P.bn, P.stages);
     } else if (P.swapped) {
-        P.producers = (P.bk && !P.bkf ? kmajor_producers : swapped_producers)(P.bm, P.bn, P.consumers, P.prec, P.stages,
+        P.producers = (P.kss ? kmajor_producers : swapped_producers)(P.bm, P.bn, P.consumers, P.prec, P.stages,
                                                                     L->o->wgmma_one_producer);
         if (P.copies == 3 && P.producers != 1) /* x3_spare's named barrier counts one warpgroup */
             lw_error(L, (TirLoc){0}, "internal error: 3xtf32's swapped pipeline with %u producer warpgroups",
@@ -847,7 +848,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         if (P.bkf) { /* B's tile as A's, after A's copies; fragments from it (smem_bytes: the raw rows' size, more) */
             P.stage_bytes = (swapped_a_copies(&P) * P.bm + P.bn) * ROW_BYTES;
             P.b128 = P.round_b = 0;
-        } else if (P.bk) { /* B's tile as A's: no fragments, no panels, nothing rounded by the consumers */
+        } else if (P.kss) { /* B's tile as A's: no fragments, no panels, nothing rounded by the consumers */
             P.stage_bytes = (P.bm + P.bn) * ROW_BYTES;
             *smem_bytes = wgmma_kmajor_smem_bytes(P.bm, P.bn, P.stages);
             P.blocks = 0;
@@ -864,7 +865,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
      * (--stages=2, or -fno-wgmma-roles with 3 or 5 stages) */
     if (P.k_overlap && !wgmma_hold_two_ok(P.stages, P.producers, P.roles))
         P.k_overlap = 0;
-    P.bk_one_stage = P.bk && !P.bkf && !wgmma_hold_two_ok(P.stages, P.producers, P.roles);
+    P.bk_one_stage = P.kss && !wgmma_hold_two_ok(P.stages, P.producers, P.roles);
     P.serial = L->o->wgmma_serial < 0 ? L->o->opt_level == 0 : L->o->wgmma_serial;
     if (P.serial)
         P.k_overlap = P.split = 0;

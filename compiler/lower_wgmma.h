@@ -62,14 +62,16 @@ typedef struct {
                            * next stage's first group */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
-    int bk;               /* swapped, B K-major (lower_wgmma_kmajor.c): B's tile copied (and rounded)
-                           * as A's, C = A B from two descriptors, C's MMA layout */
-    int bkf;              /* bk for 3xtf32: B's tile copied as A's (after A's copies) but read as the swapped
-                           * product's register fragments, split as they load; C^T's layout */
+    int bk;               /* swapped, B K-major: B's tile copied (and rounded) as A's; either kss or bkf */
+    int kss;              /* bk, tf32 modes (lower_wgmma_kmajor.c): C = A B from two descriptors, C's MMA
+                           * layout */
+    int bkf;              /* bk, 3xtf32 and ieee: B's tile copied as A's (after A's copies) but read as the
+                           * swapped product's register fragments, split as they load (3xtf32), or as
+                           * the FMA consumers' operands (ieee); the swapped product's layouts */
     int am;               /* A M-major: A^T's rows copied as a row-major B's panels; ss reads them with the
                            * transpose bit for A, the swapped product's producers transpose them in place
                            * (am_transpose, lower_wgmma_swapped.c) */
-    int bk_one_stage;     /* bk: the consumers wait for each stage's wgmmas before the next (where holding
+    int bk_one_stage;     /* kss: the consumers wait for each stage's wgmmas before the next (where holding
                            * two stages would deadlock the producers: wgmma_hold_two_ok) */
     TirElem elem;         /* ss: the inputs' element type */
     uint32_t blocks;      /* swapped: 64-column blocks of B per consumer warpgroup */

@@ -602,7 +602,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
                                     : NULL;
     if (!P->am)
         special = swp_round_tile(P, off0, chunks, P->bm * ROW_BYTES);
-    if (P->bk && !P->bkf && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
+    if (P->kss && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
         swp_round_tile(P, LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), ""), P->bn * ROW_BYTES / 16 / WARPGROUP, 0);
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
         x3_spare(P, j, s, lt, off0, P->bm * ROW_BYTES / 16 / WARPGROUP, special);
