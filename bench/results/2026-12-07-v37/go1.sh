@@ -27,9 +27,9 @@ done
 K="--archs=sm_90a --modes=tf32-trunc --cfg=128x256x32w8g8 --shapes=4096 --no-cublas --reps=1 --target-ms=1 --warmup-ms=1 --batch-ms=0.1"
 for v in "am --a-mmajor" "rm"; do
   set -- $v; n=$1; shift
-  [ $((SECONDS-S)) -gt 420 ] && break
+  [ $((SECONDS-S)) -gt 300 ] && break
   t "ncu $n"
-  timeout 150 ncu --clock-control none -k regex:gemm -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+  timeout 100 ncu --clock-control none -k regex:gemm -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
     --section MemoryWorkloadAnalysis_Tables --section WarpStateStats --section ComputeWorkloadAnalysis \
     --section InstructionStats --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum \
     $B/bin/bench_gemm $K "$@" > $OUT/ncu_$n.txt 2>&1
