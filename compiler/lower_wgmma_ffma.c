@@ -28,8 +28,8 @@
  * chunk, the lanes of a warp 8 distinct chunks a row group (all 32 banks):
  * 64 accumulators, 32 A and 32 B values, as many 16-byte loads as the raw
  * rows take. Only with 8 columns a thread (wgmma_kmajor_b_frags): at 8 x 16
- * (-fwgmma-ffma-wide) ptxas spilled 248 bytes however the columns were
- * grouped, and such a B keeps the element copies.
+ * (-fwgmma-ffma-wide) ptxas spilled 124-1916 bytes however the columns were
+ * grouped (16, 8, 4 or 2 at a time), and such a B keeps the element copies.
  *
  * Needs a stage laid out as wgmma_swapped_stage_bytes() says (bkf: A's rows,
  * then B^T's); the accumulators are the layout ffma_layout() returns.
