@@ -755,7 +755,7 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                       : P->round_b ? "; A and B rounded in shared memory by the producers"
                                    : "; A rounded (split) in shared memory by the producers, B by the consumers "
                                      "in registers";
-    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s%s%s%s%s",
+    diag_remark(P->L->d, loc, "wgmma pipeline %ux%u: %u stages, %u consumer and %u producer warpgroup%s%s%s%s%s%s%s%s%s%s%s%s%s",
                 P->bm, P->bn, P->stages, P->consumers / WARPGROUP, P->producers, P->producers > 1 ? "s" : "",
                 P->roles ? " (one issues the copies, one finishes each step)" : "",
                 P->tma ? "; TMA copies through tensor maps in hidden parameters (the kernel's own copies where a "
@@ -764,13 +764,12 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
                 P->b128 ? ", B as 32-column panels under the 128-byte swizzle" : "", how,
                 !P->am  ? ""
                 : P->ss ? ", A M-major"
-                : P->prec == PREC_3XTF32 ? "; A M-major: A^T's panels transposed in shared memory by the producers, "
-                                           "split as they go"
-                : P->prec == PREC_TF32_RNE ? "; A M-major: A^T's panels transposed in shared memory by the producers, "
-                                             "rounded as they go (again where the TMA rounded them: the same bits)"
-                : P->prec == PREC_TF32_RNA ? "; A M-major: A^T's panels transposed in shared memory by the producers, "
-                                             "rounded as they go"
-                                           : "; A M-major: A^T's panels transposed in shared memory by the producers",
+                        : "; A M-major: A^T's panels transposed in shared memory by the producers",
+                !P->am || P->ss              ? ""
+                : P->prec == PREC_3XTF32     ? ", split as they go"
+                : P->prec == PREC_TF32_RNE   ? ", rounded as they go (again where the TMA rounded them: the same bits)"
+                : P->prec == PREC_TF32_RNA   ? ", rounded as they go"
+                                             : "",
                 P->ss && P->bk ? ", B K-major" : "",
                 P->k_overlap ? "; k-overlap" : "", P->direct ? "; direct" : "",
                 P->tma_only ? "; TMA only (-fwgmma-tma-only): a launch must pass every map" : "",

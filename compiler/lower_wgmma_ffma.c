@@ -43,6 +43,15 @@ Layout ffma_layout(const Pipe *P)
     return (Layout){.kind = LAYOUT_BLOCKED, .rows = P->bm, .cols = P->bn, .tr = tr, .tc = tc, .vec = P->bkf ? 1 : 4};
 }
 
+/* out[j] = ((sel % 8) ^ j) * 16, j < 8: the 128-byte swizzle's byte offset of chunk j in a row
+ * whose swizzle is sel (its index % 8), computed once before the K loop */
+static void swizzled_chunks(Lower *L, LLVMValueRef sel, LLVMValueRef out[8])
+{
+    LLVMValueRef s = LLVMBuildAnd(L->b, sel, c32(L, 7), "");
+    for (uint32_t j = 0; j < 8; j++)
+        out[j] = LLVMBuildShl(L->b, LLVMBuildXor(L->b, s, c32(L, j), ""), c32(L, 4), "");
+}
+
 void ffma_frags(Pipe *P)
 {
     Lower *L = P->L;
@@ -52,18 +61,14 @@ void ffma_frags(Pipe *P)
     /* the thread's rows are r0 + tr*i with tr a multiple of 8 (wgmma_ffma_grid makes it so), so
      * one swizzle (r0 % 8) serves them all: chunk ch of row i lies at (r0 + tr*i) * 128 +
      * ((r0 % 8) ^ ch) * 16; once before the K loop (as swapped_frags: 62 instructions a stage) */
-    LLVMValueRef swz = LLVMBuildAnd(b, r0, c32(L, 7), "");
     P->frag_base = LLVMBuildMul(b, r0, c32(L, ROW_BYTES), "");
-    for (uint32_t ch = 0; ch < BK / 4; ch++)
-        P->ffma_chunk[ch] = LLVMBuildShl(b, LLVMBuildXor(b, swz, c32(L, ch), ""), c32(L, 4), "");
+    swizzled_chunks(L, r0, P->ffma_chunk);
     P->ffma_c0 = c0;
     if (P->bkf) { /* B^T's row c0 after A's tile; chunk ch of column c0 + tc*j at ffma_bk[ch ^ (tc*j % 8)]
                    * (tc a power of two: c0 % 8 and tc*j % 8 share no bit where tc < 8, and tc*j % 8 is 0
                    * where tc >= 8) */
         P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildMul(b, c0, c32(L, ROW_BYTES), ""), "");
-        LLVMValueRef cz = LLVMBuildAnd(b, c0, c32(L, 7), "");
-        for (uint32_t ch = 0; ch < BK / 4; ch++)
-            P->ffma_bk[ch] = LLVMBuildShl(b, LLVMBuildXor(b, cz, c32(L, ch), ""), c32(L, 4), "");
+        swizzled_chunks(L, c0, P->ffma_bk);
         return;
     }
     P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");

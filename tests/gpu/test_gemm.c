@@ -880,27 +880,21 @@ int main(void)
             run_kmajor_shapes(rt, &c, &seed);
         }
     /* 3xtf32's K-major B again: two 64-column blocks a consumer warpgroup (64x128, 4 warps), and the
-     * kernel's own 16-byte copies of B^T's rows where they are aligned (-fno-wgmma-tma) */
+     * kernel's own 16-byte copies of B^T's rows where they are aligned (-fno-wgmma-tma). ieee's FMA
+     * consumers with a K-major B (a thread's columns c + tc*j, each column's 4 k one 16-byte load):
+     * 16, 8 and 4 threads along a row (tc), the kernel's own copies (-fno-wgmma-tma); 16 columns a
+     * thread (-fwgmma-ffma-wide) keeps the element copies */
     static const struct {
+        const char *prec;
         int bm, bn, warps;
         const char *copt;
-    } kmajor_x3[] = {{64, 128, 4, NULL}, {128, 128, 8, "-fno-wgmma-tma"}};
-    for (size_t w = 0; w < sizeof kmajor_x3 / sizeof kmajor_x3[0]; w++) {
-        Config c = {"f32", "3xtf32", "sm_90a", kmajor_x3[w].bm, kmajor_x3[w].bn, 32, kmajor_x3[w].warps,
-                    kmajor_x3[w].copt, 1, 0};
-        run_kmajor_shapes(rt, &c, &seed);
-    }
-    /* ieee's FMA consumers with a K-major B (a thread's columns c + tc*j, each column's 4 k one
-     * 16-byte load): 16, 8 and 4 threads along a row (tc), the kernel's own copies
-     * (-fno-wgmma-tma); 16 columns a thread (-fwgmma-ffma-wide) keeps the element copies */
-    static const struct {
-        int bm, bn, warps;
-        const char *copt;
-    } kmajor_ieee[] = {{128, 128, 8, NULL}, {64, 64, 4, NULL}, {64, 32, 4, NULL}, {256, 128, 8, "-fwgmma-ffma-wide"},
-                       {128, 128, 8, "-fno-wgmma-tma"}};
-    for (size_t w = 0; w < sizeof kmajor_ieee / sizeof kmajor_ieee[0]; w++) {
-        Config c = {"f32", "ieee", "sm_90a", kmajor_ieee[w].bm, kmajor_ieee[w].bn, 32, kmajor_ieee[w].warps,
-                    kmajor_ieee[w].copt, 1, 0};
+    } kmajor_more[] = {{"3xtf32", 64, 128, 4, NULL}, {"3xtf32", 128, 128, 8, "-fno-wgmma-tma"},
+                       {"ieee", 128, 128, 8, NULL},  {"ieee", 64, 64, 4, NULL},
+                       {"ieee", 64, 32, 4, NULL},    {"ieee", 256, 128, 8, "-fwgmma-ffma-wide"},
+                       {"ieee", 128, 128, 8, "-fno-wgmma-tma"}};
+    for (size_t w = 0; w < sizeof kmajor_more / sizeof kmajor_more[0]; w++) {
+        Config c = {"f32", kmajor_more[w].prec, "sm_90a", kmajor_more[w].bm, kmajor_more[w].bn, 32,
+                    kmajor_more[w].warps, kmajor_more[w].copt, 1, 0};
         run_kmajor_shapes(rt, &c, &seed);
     }
     /* the f16/bf16 pipeline with a K-major B: B^T's rows copied as A's, read without the
