@@ -1,6 +1,6 @@
 # Session 35, call 1 (carry/b.tar.xz from bench/device/pack.sh at 1a434be, PTX-identical to 1f8b210 for
 # these kernels): session 34's go1.sh cut to the device time left after seven refused starts this
-# session). (1) gpu_test_gemm's quick set on hardware (am_transpose, ieee with a K-major B: until now
+# session. (1) gpu_test_gemm's quick set on hardware (am_transpose, ieee with a K-major B: until now
 # only the interpreter ran them); (2) tf32 256x128 against 128x256 (NOTES v37's shared-memory model:
 # 256x128 needs 11% fewer bytes a FLOP), trunc / rne / rna, 4096³ and 8192³, once each;
 # (3) ieee 128x128 with a K-major B (B^T's rows to the FMA consumers) against a row-major B.
