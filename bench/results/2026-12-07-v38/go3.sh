@@ -1,0 +1,4 @@
+# Session 35, call 3 (the same machine, warm, 150 s left; the command as typed, one line): ieee 128x128
+# with a K-major B (new), with its element copies (-fno-wgmma-kmajor-b) and with a row-major B, twice;
+# then go2.sh's tile comparison once more (tilec rows only).
+. bench/device/env.sh; bg() { timeout 40 $B/bin/bench_gemm --archs=sm_90a --target-ms=30 --warmup-ms=20 --compile-runs=1 "$@"; }; show() { grep -E '^ *(tilec|cublas (sgemm|tf32))' | tr -s ' ' | cut -c1-110; }; for r in 1 2; do for v in "bk --b-kmajor" "bkold --b-kmajor --copt=-fno-wgmma-kmajor-b" "rm"; do set -- $v; n=$1; shift; echo "== ieee $n round $r"; bg --modes=ieee --cfg=128x128x32w8 --shapes=4096,8192 "$@" 2>&1 | show; done; done; for c in 256x128x32w8g8 128x256x32w8g8; do echo "== tf32 $c round 2"; bg --modes=tf32-trunc,tf32-rne,tf32-rna --cfg=$c --shapes=4096,8192 2>&1 | show | grep tilec; done
