@@ -109,7 +109,8 @@ typedef struct {
                                          * (ffma_frags): frag_base its first A row's offset */
     LLVMValueRef ffma_chunk[8], ffma_bcol; /* ffma_frags: A's chunk ch under the row's swizzle, B's first column */
     LLVMValueRef ffma_bk[8], ffma_c0;     /* ffma_frags, b128: B's first run at k % 8 = j, less k * 128
-                                           * (bkf: chunk j's offset in the thread's B^T row, swizzled);
+                                           * (bkf: chunk j of the thread's B^T row, swizzled, from the
+                                           * stage; no ffma_bcol);
                                            * the thread's first column */
 } Pipe;
 

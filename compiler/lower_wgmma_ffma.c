@@ -65,10 +65,14 @@ void ffma_frags(Pipe *P)
     swizzled_chunks(L, r0, P->ffma_chunk);
     P->ffma_c0 = c0;
     if (P->bkf) { /* B^T's row c0 after A's tile; chunk ch of column c0 + tc*j at ffma_bk[ch ^ (tc*j % 8)]
-                   * (tc a power of two: c0 % 8 and tc*j % 8 share no bit where tc < 8, and tc*j % 8 is 0
-                   * where tc >= 8) */
-        P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildMul(b, c0, c32(L, ROW_BYTES), ""), "");
+                   * + tc*j*128 (tc a power of two: c0 % 8 and tc*j % 8 share no bit where tc < 8, and
+                   * tc*j % 8 is 0 where tc >= 8). The row's offset is in ffma_bk, so that a load's
+                   * address is a stage's sum plus a constant: with the row apart, LLVM kept a register
+                   * a column and ptxas an add a load (55 IADD3 a stage at 128x128, against 8) */
+        LLVMValueRef row = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildMul(b, c0, c32(L, ROW_BYTES), ""), "");
         swizzled_chunks(L, c0, P->ffma_bk);
+        for (uint32_t j = 0; j < 8; j++)
+            P->ffma_bk[j] = LLVMBuildAdd(b, row, P->ffma_bk[j], "");
         return;
     }
     P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");
@@ -110,9 +114,9 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
         return;
     }
     LLVMValueRef arow = LLVMBuildAdd(b, soff, P->frag_base, ""); /* A row r0 in the stage */
-    LLVMValueRef bcol = LLVMBuildAdd(b, soff, P->ffma_bcol, "");
+    LLVMValueRef bcol = P->bkf ? NULL : LLVMBuildAdd(b, soff, P->ffma_bcol, "");
     LLVMValueRef bk[8];
-    for (uint32_t j = 0; j < 8 && P->tma; j++) /* this stage's ffma_bk */
+    for (uint32_t j = 0; j < 8 && (P->tma || P->bkf); j++) /* this stage's ffma_bk */
         bk[j] = LLVMBuildAdd(b, soff, P->ffma_bk[j], "");
     LLVMTypeRef f32 = L->t_f32;
     for (uint32_t ch = 0; ch < BK / 4; ch++) {
@@ -122,10 +126,9 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
             wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, chunk, c32(L, i * lay.tr * ROW_BYTES), ""), a[i]);
         if (P->bkf) { /* B^T's rows: each of the 8 columns' 4 k in one chunk */
             LLVMValueRef bc[8][4];
-            for (uint32_t j = 0; j < 8; j++) {
-                LLVMValueRef col = LLVMBuildAdd(b, bcol, c32(L, j * lay.tc * ROW_BYTES), "");
-                wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, col, P->ffma_bk[ch ^ (lay.tc * j % 8)], ""), bc[j]);
-            }
+            for (uint32_t j = 0; j < 8; j++)
+                wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, bk[ch ^ (lay.tc * j % 8)], c32(L, j * lay.tc * ROW_BYTES), ""),
+                                bc[j]);
             for (uint32_t q = 0; q < 4; q++)
                 for (uint32_t i = 0; i < ri; i++)
                     for (uint32_t j = 0; j < 8; j++) {
