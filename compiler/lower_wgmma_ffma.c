@@ -68,7 +68,7 @@ void ffma_frags(Pipe *P)
                    * + tc*j*128 (tc a power of two: c0 % 8 and tc*j % 8 share no bit where tc < 8, and
                    * tc*j % 8 is 0 where tc >= 8). The row's offset is in ffma_bk, so that a load's
                    * address is a stage's sum plus a constant: with the row apart, LLVM kept a register
-                   * a column and ptxas an add a load (55 IADD3 a stage at 128x128, against 8) */
+                   * a column and ptxas an add a load (64 IADD3 a stage at 128x128, now 2) */
         LLVMValueRef row = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildMul(b, c0, c32(L, ROW_BYTES), ""), "");
         swizzled_chunks(L, c0, P->ffma_bk);
         for (uint32_t j = 0; j < 8; j++)
