@@ -1,4 +1,4 @@
-# Session 35, call 2 (the same carry as go1.sh, which never got a machine: eight refused starts, ~330 s
+# Session 35, call 2 (the same carry as notrun_go1.sh, which never got a machine: eight refused starts, ~330 s
 # of device time left): tf32 256x128 against 128x256 first (trunc / rne / rna at 4096³ and 8192³),
 # then gpu_test_gemm's quick set for what time is left (its log comes back cut where the call ends).
 . bench/device/env.sh
