@@ -110,10 +110,6 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
-    int wgmma_pingpong;        /* -fwgmma-pingpong: 3xtf32's two consumer warpgroups take turns at the
-                                * tensor cores, a stage each (named barriers 8 and 9): one's group runs
-                                * while the other waits for its own, adds its part sums and loads the
-                                * next fragments (lower_wgmma_swapped.c) */
     int wgmma_serial;          /* -1 (default): at -O0 only; -fwgmma-serial / -fno-wgmma-serial: always /
                                 * never. Every wgmma group waited for inside its own asm statement (no
                                 * k-overlap, no split stages): LLVM's -O0 code generation copies values

@@ -510,8 +510,6 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     else if (P->swapped && !P->ss && !P->kss)
         swapped_frags(P);
 
-    if (P->pingpong)
-        P->pp_wg1 = LLVMBuildICmp(b, LLVMIntUGE, L->tid, c32(L, WARPGROUP), "wg1");
     Loop lp = wg_loop_open(L, "mma");
     LLVMValueRef it = lp.i;
     LLVMValueRef *phis = lw_regs(L, nacc);
@@ -540,8 +538,6 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         rel_addr = wg_bar_addr(L, P->empty32, prev);
         rel_if = LLVMBuildICmp(b, LLVMIntNE, it, c32(L, 0), "");
     }
-    if (P->pingpong)
-        P->pp_first = LLVMBuildICmp(b, LLVMIntEQ, it, c32(L, 0), "");
     if (P->ss) {
         ss_stage(P, soff, cur, nacc, rel_addr, rel_if);
     } else if (P->kss) {
@@ -562,8 +558,6 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
     wg_loop_close(L, &lp);
     memcpy(acc, phis, nacc * sizeof *acc);
-    if (P->pingpong)
-        swapped_pingpong_end(P);
     if (overlap) { /* the last step's group, then its stage */
         wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
         LLVMValueRef n = P->base ? LLVMBuildAdd(b, P->base, P->nsteps, "") : P->nsteps;
@@ -837,9 +831,6 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
          * 155.4 at 4096^3 / 8192^3, v14) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE && P.bm <= 128;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
-        /* 3xtf32 waits for each stage's group (its part sums): with the two consumer warpgroups
-         * in turns, one's group keeps the tensor cores busy while the other drains */
-        P.pingpong = L->o->wgmma_pingpong && P.copies == 3 && P.consumers == 2 * WARPGROUP;
         P.b128 = P.tma && L->o->wgmma_tma_b128;
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;

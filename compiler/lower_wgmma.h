@@ -71,10 +71,6 @@ typedef struct {
     int am;               /* A M-major: A^T's rows copied as a row-major B's panels; ss reads them with the
                            * transpose bit for A, the swapped product's producers transpose them in place
                            * (am_transpose, lower_wgmma_swapped.c) */
-    int pingpong;         /* swapped 3xtf32, two consumer warpgroups (-fwgmma-pingpong): their stage
-                           * groups take turns (lower_wgmma_swapped.c, pp_turn) */
-    LLVMValueRef pp_wg1, pp_first; /* pingpong (consumers): i1, this is consumer warpgroup 1; i1, the
-                                    * K loop's first step */
     int bk_one_stage;     /* kss: the consumers wait for each stage's wgmmas before the next (where holding
                            * two stages would deadlock the producers: wgmma_hold_two_ok) */
     TirElem elem;         /* ss: the inputs' element type */
@@ -231,7 +227,6 @@ void swapped_frags(Pipe *P);
  * left only itself in flight. */
 void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                    LLVMValueRef rel_addr, LLVMValueRef rel_if);
-void swapped_pingpong_end(Pipe *P); /* -fwgmma-pingpong: after the consumers' K loop */
 
 /* lower_wgmma_kmajor.c */
 /* The access of x's transpose (rows and columns swapped): the copies of a

@@ -912,51 +912,6 @@ void swapped_frags(Pipe *P)
         P->frag_base = LLVMBuildAdd(b, P->frag_base, swapped_b_offset(P, t, n0), "");
 }
 
-/* -fwgmma-pingpong (P->pingpong): the two consumer warpgroups' stage groups
- * in turns, warpgroup 0's step j, warpgroup 1's step j, warpgroup 0's
- * step j + 1, ...: each waits for its turn on its own named barrier (8 + wg,
- * both warpgroups counted: its own bar.sync and the other's bar.arrive)
- * before issuing and passes the turn once its group is complete, so the
- * tensor cores run one group while the other warpgroup adds its part sums
- * and loads its next fragments (without turns both groups ran at once and
- * then both drained: the tensor pipe 65% busy, bench/NOTES.md v30). Per K
- * loop: warpgroup 0 skips the wait of its first step and takes warpgroup
- * 1's last pass after the loop (swapped_pingpong_end), so each barrier
- * sees one sync and one arrive a step and the loop leaves none pending. */
-/* (immediate barrier numbers: with a register one ptxas reserves all 16) */
-static void pp_turn(Pipe *P)
-{
-    Lower *L = P->L;
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef in[2] = {LLVMBuildZExt(b, LLVMBuildAnd(b, LLVMBuildNot(b, P->pp_wg1, ""), LLVMBuildNot(b, P->pp_first, ""), ""),
-                                        L->t_i32, ""),
-                          LLVMBuildZExt(b, P->pp_wg1, L->t_i32, "")};
-    lw_asm(L, void_t(L),
-           "{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, $0, 0;\n\tsetp.ne.u32 q, $1, 0;\n\t"
-           "@p bar.sync 8, 256;\n\t@q bar.sync 9, 256;\n\t}",
-           "r,r,~{memory}", in, 2, SEC);
-}
-
-static void pp_pass(Pipe *P)
-{
-    Lower *L = P->L;
-    LLVMValueRef wg1 = LLVMBuildZExt(L->b, P->pp_wg1, L->t_i32, "");
-    lw_asm(L, void_t(L),
-           "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $0, 0;\n\t@p bar.arrive 8, 256;\n\t@!p bar.arrive 9, 256;\n\t}",
-           "r,~{memory}", &wg1, 1, SEC);
-}
-
-void swapped_pingpong_end(Pipe *P)
-{
-    Lower *L = P->L;
-    LLVMBuilderRef b = L->b;
-    LLVMValueRef take = LLVMBuildAnd(b, LLVMBuildNot(b, P->pp_wg1, ""),
-                                     LLVMBuildICmp(b, LLVMIntSGT, P->nsteps, c32(L, 0), ""), "");
-    LLVMValueRef in = LLVMBuildZExt(b, take, L->t_i32, "");
-    lw_asm(L, void_t(L), "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $0, 0;\n\t@p bar.sync 8, 256;\n\t}",
-           "r,~{memory}", &in, 1, SEC);
-}
-
 void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc,
                    LLVMValueRef rel_addr, LLVMValueRef rel_if)
 {
@@ -1014,11 +969,7 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
         for (uint32_t r = 0; ahead && r < P->blocks; r++)
             swp_load_frags(P, base, bfrag, r, j0 + kg, kg, raw[r]);
         int pending = P->k_overlap ? 1 : !P->split || j0 + kg == 4 ? 0 : WG_NO_WAIT;
-        if (P->pingpong && j0 == 0)
-            pp_turn(P);
         swp_mma_group(P, f, j0, kg, da, part, nacc, P->copies == 3 && j0 == 0, pending);
-        if (P->pingpong && j0 + kg == 4) /* (pending 0: the stage's groups are complete) */
-            pp_pass(P);
         if (P->k_overlap && j0 == 0) /* the stage before has no group in flight now */
             wg_release(P, rel_addr, rel_if);
         for (uint32_t r = 0; more && r < P->blocks; r++) {

@@ -84,7 +84,6 @@ static const struct {
     {"persistent", offsetof(TcOptions, persistent)},
     {"role-functions", offsetof(TcOptions, role_functions)},
     {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},
-    {"wgmma-pingpong", offsetof(TcOptions, wgmma_pingpong)},
     {"wgmma-preround-a", offsetof(TcOptions, wgmma_preround_a)},
     {"wgmma-preround-b", offsetof(TcOptions, wgmma_preround_b)},
     {"wgmma-serial", offsetof(TcOptions, wgmma_serial)},
