@@ -110,6 +110,12 @@ typedef struct {
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
+    int wgmma_ffma_transpose_b; /* default on (-fno-wgmma-ffma-transpose-b: the FMA consumers read B^T's
+                                * rows, 8 columns a thread): ieee with a K-major B, whose B^T rows the
+                                * producers copy as A's, has them transposed in place into a row-major
+                                * B's 32-column panels by the producer warpgroup that has nothing to
+                                * round, and the consumers read them as they read a row-major B's
+                                * (lower_wgmma_swapped.c, bt_transpose; bench/NOTES.md v39) */
     int wgmma_serial;          /* -1 (default): at -O0 only; -fwgmma-serial / -fno-wgmma-serial: always /
                                 * never. Every wgmma group waited for inside its own asm statement (no
                                 * k-overlap, no split stages): LLVM's -O0 code generation copies values

@@ -735,6 +735,8 @@ static void pipe_remark(const Pipe *P, TirLoc loc)
 {
     int rounds = P->prec == PREC_TF32_RNA || P->prec == PREC_TF32_RNE || P->prec == PREC_3XTF32;
     const char *how = P->ss     ? "; both operands from shared memory as they lie" /* + the layouts below */
+                      : P->bt   ? "; FMA consumers reading fp32 from shared memory; B K-major: copied as A "
+                                  "is, transposed in place into 32-column panels by the producers"
                       : P->bkf && P->ffma ? "; FMA consumers reading fp32 from shared memory; B K-major: copied "
                                             "as A is"
                       : P->bkf  ? "; B K-major: copied as A is, split by the consumers as they load their "
@@ -847,6 +849,14 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
         if (P.bkf) { /* B's tile as A's, after A's copies; fragments from it (smem_bytes: the raw rows' size, more) */
             P.stage_bytes = (swapped_a_copies(&P) * P.bm + P.bn) * ROW_BYTES;
             P.b128 = P.round_b = 0;
+            /* ieee: B^T's 4 k of a column in one chunk meet A's 4 k in the FMAs' register banks (a
+             * 16-byte load's 4 registers: k % 4 both): 41% of the FMAs with a bank conflict against
+             * 20% with a row-major B (SASS), ncu's dispatch stalls +35%, 0.89x the row-major speed
+             * (bench/NOTES.md v39); transposed to a row-major B's panels by the idle producers */
+            if (P.ffma && L->o->wgmma_ffma_transpose_b) {
+                P.bt = 1;
+                P.bkf = 0;
+            }
         } else if (P.kss) { /* B's tile as A's: no fragments, no panels, nothing rounded by the consumers */
             P.stage_bytes = (P.bm + P.bn) * ROW_BYTES;
             *smem_bytes = wgmma_kmajor_smem_bytes(P.bm, P.bn, P.stages);

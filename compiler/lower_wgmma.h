@@ -68,6 +68,10 @@ typedef struct {
     int bkf;              /* bk, 3xtf32 and ieee: B's tile copied as A's (after A's copies) but read as the
                            * swapped product's register fragments, split as they load (3xtf32), or as
                            * the FMA consumers' operands (ieee); the swapped product's layouts */
+    int bt;               /* bk, ieee (-fwgmma-ffma-transpose-b): B^T's rows copied as A's, then
+                           * transposed in place into b128's 32-column panels by the producer
+                           * warpgroup that rounds nothing (bt_transpose, lower_wgmma_swapped.c);
+                           * the FMA consumers read them as a row-major B's (bkf is off) */
     int am;               /* A M-major: A^T's rows copied as a row-major B's panels; ss reads them with the
                            * transpose bit for A, the swapped product's producers transpose them in place
                            * (am_transpose, lower_wgmma_swapped.c) */

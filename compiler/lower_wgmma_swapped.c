@@ -143,6 +143,8 @@ LLVMValueRef swapped_b_offset(Pipe *P, LLVMValueRef k, LLVMValueRef n)
 {
     Lower *L = P->L;
     LLVMBuilderRef b = L->b;
+    if (P->bt) /* (bt_transpose made them, TMA or not) */
+        return panel128_offset(L, k, n);
     if (!P->tma)
         return LLVMBuildAdd(b, LLVMBuildMul(b, k, c32(L, raw_b_row_bytes(P->bn)), ""), LLVMBuildShl(b, n, c32(L, 2), ""), "");
     if (P->b128)
@@ -574,6 +576,40 @@ static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, i
     return special;
 }
 
+/* ieee with a K-major B (P->bt): a stage's B^T rows, landed as A's are (at
+ * `base`: row n at n * 128, chunk c at (c ^ (n % 8)) * 16), made the
+ * 32-column panels a row-major B's TMA boxes give (b128: panel128_offset),
+ * in place, as am_transpose does the other way: panel g's 4096 bytes are
+ * exactly B^T's rows 32g .. 32g+31, so warp w alone takes panels w, w + 4,
+ * ..: lane l reads row 32g + l's 8 chunks (a warp's load meets 8 distinct
+ * chunks a row group: 4 wavefronts, the least for 512 bytes), the warp
+ * syncs, and each lane writes its column of the panel, k by k (a warp's
+ * store is one 128-byte panel row: 32 banks). */
+static void bt_transpose(Pipe *P, LLVMValueRef base, LLVMValueRef lt)
+{
+    Lower *L = P->L;
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef w = LLVMBuildLShr(b, lt, c32(L, 5), ""), lane = LLVMBuildAnd(b, lt, c32(L, 31), "");
+    for (uint32_t g0 = 0; g0 < P->bn / 32; g0 += WARPGROUP / 32) {
+        LLVMValueRef g = LLVMBuildAdd(b, w, c32(L, g0), "");
+        LLVMBasicBlockRef done = g0 + WARPGROUP / 32 > P->bn / 32 /* (BN 64: warps 2 and 3 have none) */
+                                     ? if_open(L, LLVMBuildICmp(b, LLVMIntULT, g, c32(L, P->bn / 32), ""), "bt.panel")
+                                     : NULL;
+        LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildShl(b, g, c32(L, 5), ""), lane, ""); /* the lane's column of B */
+        LLVMValueRef v[BK];
+        for (uint32_t c = 0; c < BK / 4; c++) /* B^T[n][4c .. 4c+3] = B[4c .. 4c+3][n] */
+            wg_ld_shared_v4(L, P->ring, LLVMBuildAdd(b, base, wg_swz(L, n, c32(L, c)), ""), &v[4 * c]);
+        /* every lane's reads of the panel before any lane's writes over it */
+        lw_asm(L, void_t(L), "bar.warp.sync -1;", "~{memory}", NULL, 0, SEC);
+        for (uint32_t k = 0; k < BK; k++) {
+            LLVMValueRef off = LLVMBuildAdd(b, base, panel128_offset(L, c32(L, k), n), "");
+            LLVMBuildStore(b, v[k], LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""));
+        }
+        if (done)
+            if_close(L, done);
+    }
+}
+
 static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
 {
     Lower *L = P->L;
@@ -604,6 +640,8 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
         special = swp_round_tile(P, off0, chunks, P->bm * ROW_BYTES);
     if (P->kss && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
         swp_round_tile(P, LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), ""), P->bn * ROW_BYTES / 16 / WARPGROUP, 0);
+    if (P->bt)
+        bt_transpose(P, LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), ""), lt);
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
         x3_spare(P, j, s, lt, off0, P->bm * ROW_BYTES / 16 / WARPGROUP, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */
