@@ -20,8 +20,12 @@
  * FMAs; with 8 x 16, 24 for 512 (B's runs loaded k by k, so that 128
  * accumulators, 32 A and 16 B values fit the consumers' 200).
  *
- * A K-major B (P->bkf, x @ W^T): the producers copy B^T's rows as A's, after
- * A's tile, so a column n's 4 k are one 16-byte chunk, at n * 128 + ((k / 4)
+ * A K-major B (x @ W^T): the producers copy B^T's rows as A's, after A's
+ * tile; by default (P->bt) the producer warpgroup that rounds nothing then
+ * transposes them in place into the panels above (bt_transpose,
+ * lower_wgmma_swapped.c), TMA or not, and the consumers read B as a
+ * row-major B's. Otherwise (P->bkf, -fno-wgmma-ffma-transpose-b) they read
+ * B^T's rows: a column n's 4 k are one 16-byte chunk, at n * 128 + ((k / 4)
  * ^ (n % 8)) * 16. Runs of 4 columns would lie in 4 rows there, and the 16
  * runs of a half warp in 2 chunks: 8-way bank conflicts. So the thread's
  * columns are c + tc*j instead (Layout.vec 1): per 4 k it loads each column's
@@ -30,6 +34,10 @@
  * rows take. Only with 8 columns a thread (wgmma_kmajor_b_frags): at 8 x 16
  * (-fwgmma-ffma-wide) ptxas spilled 124-1916 bytes however the columns were
  * grouped (16, 8, 4 or 2 at a time), and such a B keeps the element copies.
+ * Slower than the transposed panels (0.89x the row-major kernel against
+ * 0.95-1.0x on an H100, bench/NOTES.md v39): A's and B^T's 16-byte loads
+ * both put k % 4 in a register's bank, so an FMA's two operands and its
+ * accumulator meet in one bank twice as often.
  *
  * Needs a stage laid out as wgmma_swapped_stage_bytes() says (bkf: A's rows,
  * then B^T's); the accumulators are the layout ffma_layout() returns.
