@@ -866,8 +866,8 @@ int main(void)
         }
     /* B K-major in the kernel (its k stride the constant 1: lower_wgmma_kmajor.c for the tf32
      * modes, both operands from shared memory; 3xtf32 the swapped product with B's tile copied as
-     * A's, its fragments read from there; ieee the FMA consumers reading that layout, at the
-     * tiles below; sm_80 element copies): TMA through B^T's map (aligned rows), the kernel's own
+     * A's, its fragments read from there; ieee the same copies transposed by the producers into a
+     * row-major B's panels, at the tiles below; sm_80 element copies): TMA through B^T's map (aligned rows), the kernel's own
      * copies (odd rows), edges in every dimension, batches, Inf and NaN, one producer warpgroup (BN 256) */
     static const int kmajor[][3] = {{128, 256, 8}, {128, 128, 8}, {64, 256, 4}, {64, 64, 4}, {128, 16, 8}};
     for (size_t w = 0; w < sizeof kmajor / sizeof kmajor[0]; w++)
@@ -880,10 +880,11 @@ int main(void)
             run_kmajor_shapes(rt, &c, &seed);
         }
     /* 3xtf32's K-major B again: two 64-column blocks a consumer warpgroup (64x128, 4 warps), and the
-     * kernel's own 16-byte copies of B^T's rows where they are aligned (-fno-wgmma-tma). ieee's FMA
-     * consumers with a K-major B (a thread's columns c + tc*j, each column's 4 k one 16-byte load):
-     * 16, 8 and 4 threads along a row (tc), the kernel's own copies (-fno-wgmma-tma); 16 columns a
-     * thread (-fwgmma-ffma-wide) keeps the element copies */
+     * kernel's own 16-byte copies of B^T's rows where they are aligned (-fno-wgmma-tma). ieee with a
+     * K-major B (B^T's rows transposed into panels by the producers, bt_transpose): 4, 2 and 1
+     * panels (BN 128, 64, 32), the kernel's own copies (-fno-wgmma-tma), and the consumers reading
+     * B^T's rows themselves (-fno-wgmma-ffma-transpose-b: a thread's columns c + tc*j, each column's
+     * 4 k one 16-byte load); 16 columns a thread (-fwgmma-ffma-wide) keeps the element copies */
     static const struct {
         const char *prec;
         int bm, bn, warps;
@@ -891,7 +892,8 @@ int main(void)
     } kmajor_more[] = {{"3xtf32", 64, 128, 4, NULL}, {"3xtf32", 128, 128, 8, "-fno-wgmma-tma"},
                        {"ieee", 128, 128, 8, NULL},  {"ieee", 64, 64, 4, NULL},
                        {"ieee", 64, 32, 4, NULL},    {"ieee", 256, 128, 8, "-fwgmma-ffma-wide"},
-                       {"ieee", 128, 128, 8, "-fno-wgmma-tma"}};
+                       {"ieee", 128, 128, 8, "-fno-wgmma-tma"},
+                       {"ieee", 128, 128, 8, "-fno-wgmma-ffma-transpose-b"}};
     for (size_t w = 0; w < sizeof kmajor_more / sizeof kmajor_more[0]; w++) {
         Config c = {"f32", kmajor_more[w].prec, "sm_90a", kmajor_more[w].bm, kmajor_more[w].bn, 32,
                     kmajor_more[w].warps, kmajor_more[w].copt, 1, 0};
