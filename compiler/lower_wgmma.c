@@ -853,7 +853,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
              * 16-byte load's 4 registers: k % 4 both): 41% of the FMAs with a bank conflict against
              * 20% with a row-major B (SASS), ncu's dispatch stalls +35%, 0.89x the row-major speed
              * (bench/NOTES.md v39); transposed to a row-major B's panels by the idle producers */
-            if (P.ffma && L->o->wgmma_ffma_transpose_b) {
+            if (P.ffma && L->o->wgmma_ffma_transpose_b && P.bn % 32 == 0) { /* (whole panels: BN 16 reads rows) */
                 P.bt = 1;
                 P.bkf = 0;
             }

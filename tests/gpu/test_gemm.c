@@ -884,7 +884,8 @@ int main(void)
      * K-major B (B^T's rows transposed into panels by the producers, bt_transpose): 4, 2 and 1
      * panels (BN 128, 64, 32), the kernel's own copies (-fno-wgmma-tma), and the consumers reading
      * B^T's rows themselves (-fno-wgmma-ffma-transpose-b: a thread's columns c + tc*j, each column's
-     * 4 k one 16-byte load); 16 columns a thread (-fwgmma-ffma-wide) keeps the element copies */
+     * 4 k one 16-byte load; BN 16, less than a panel, always); 16 columns a thread
+     * (-fwgmma-ffma-wide) keeps the element copies */
     static const struct {
         const char *prec;
         int bm, bn, warps;
@@ -893,7 +894,8 @@ int main(void)
                        {"ieee", 128, 128, 8, NULL},  {"ieee", 64, 64, 4, NULL},
                        {"ieee", 64, 32, 4, NULL},    {"ieee", 256, 128, 8, "-fwgmma-ffma-wide"},
                        {"ieee", 128, 128, 8, "-fno-wgmma-tma"},
-                       {"ieee", 128, 128, 8, "-fno-wgmma-ffma-transpose-b"}};
+                       {"ieee", 128, 128, 8, "-fno-wgmma-ffma-transpose-b"},
+                       {"ieee", 128, 16, 4, NULL}};
     for (size_t w = 0; w < sizeof kmajor_more / sizeof kmajor_more[0]; w++) {
         Config c = {"f32", kmajor_more[w].prec, "sm_90a", kmajor_more[w].bm, kmajor_more[w].bn, 32,
                     kmajor_more[w].warps, kmajor_more[w].copt, 1, 0};
