@@ -72,7 +72,7 @@ int wgmma_f32_pipeline(const TirModule *m, const TirKernel *k, const TcOptions *
 /* Whether marked loop f's B is taken K-major (the one decision the tensor
  * maps and the lowering share): f16/bf16 wherever B's view is, f32 where
  * wgmma_kmajor_b_fits (tf32: lower_wgmma_kmajor.c) or wgmma_kmajor_b_frags
- * (3xtf32 and ieee: the swapped product, P->bkf). */
+ * (3xtf32 and ieee: the swapped product, P->bkf; ieee's transposed by its producers, P->bt). */
 static int loop_kmajor_b(const TirModule *m, const TirInst *f, uint32_t warps, const TcOptions *o)
 {
     const TirInst *dot = wgmma_loop_dot(m, f);
@@ -853,7 +853,11 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
              * 16-byte load's 4 registers: k % 4 both): 41% of the FMAs with a bank conflict against
              * 20% with a row-major B (SASS), ncu's dispatch stalls +35%, 0.89x the row-major speed
              * (bench/NOTES.md v39); transposed to a row-major B's panels by the idle producers */
-            if (P.ffma && L->o->wgmma_ffma_transpose_b && P.bn % 32 == 0) { /* (whole panels: BN 16 reads rows) */
+            /* (whole panels: BN 16 reads rows; one copy of A: the consumers find B after A's tile;
+             * not where two producer warpgroups each copy and finish (-fno-wgmma-roles): their 56
+             * registers spilled 44 bytes at 128x128 with the 32 values a lane transposes) */
+            if (P.ffma && L->o->wgmma_ffma_transpose_b && P.bn % 32 == 0 && swapped_a_copies(&P) == 1 &&
+                (P.roles || P.producers == 1)) {
                 P.bt = 1;
                 P.bkf = 0;
             }

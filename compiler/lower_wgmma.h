@@ -62,7 +62,7 @@ typedef struct {
                            * next stage's first group */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
-    int bk;               /* swapped, B K-major: B's tile copied (and rounded) as A's; either kss or bkf */
+    int bk;               /* swapped, B K-major: B's tile copied (and rounded) as A's; kss, bkf or bt */
     int kss;              /* bk, tf32 modes (lower_wgmma_kmajor.c): C = A B from two descriptors, C's MMA
                            * layout */
     int bkf;              /* bk, 3xtf32 and ieee: B's tile copied as A's (after A's copies) but read as the

@@ -641,7 +641,8 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
     if (P->kss && P->prec != PREC_TF32_TRUNC && !P->b_ready && !rne_by_tma) /* B^T's rows as A's */
         swp_round_tile(P, LLVMBuildAdd(b, off0, c32(L, P->bm * ROW_BYTES), ""), P->bn * ROW_BYTES / 16 / WARPGROUP, 0);
     if (P->bt)
-        bt_transpose(P, LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""), c32(L, P->bm * ROW_BYTES), ""), lt);
+        bt_transpose(P, LLVMBuildAdd(b, LLVMBuildMul(b, s, c32(L, P->stage_bytes), ""),
+                                     c32(L, swapped_a_copies(P) * P->bm * ROW_BYTES), ""), lt);
     if (P->copies == 3) /* the stage's flag, which the consumers read, whatever chunks says */
         x3_spare(P, j, s, lt, off0, P->bm * ROW_BYTES / 16 / WARPGROUP, special);
     if (P->round_b && !rne_by_tma) { /* B's rows in place too (one copy): chunk lt, lt + 128, .. of the tile */

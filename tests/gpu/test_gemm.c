@@ -884,7 +884,9 @@ int main(void)
      * K-major B (B^T's rows transposed into panels by the producers, bt_transpose): 4, 2 and 1
      * panels (BN 128, 64, 32), the kernel's own copies (-fno-wgmma-tma), and the consumers reading
      * B^T's rows themselves (-fno-wgmma-ffma-transpose-b: a thread's columns c + tc*j, each column's
-     * 4 k one 16-byte load; BN 16, less than a panel, always); 16 columns a thread
+     * 4 k one 16-byte load; BN 16, less than a panel, always); B^T's rows where each
+     * producer warpgroup also copies (-fno-wgmma-roles), the transposition where one does both
+     * (-fwgmma-one-producer); 16 columns a thread
      * (-fwgmma-ffma-wide) keeps the element copies */
     static const struct {
         const char *prec;
@@ -895,7 +897,9 @@ int main(void)
                        {"ieee", 64, 32, 4, NULL},    {"ieee", 256, 128, 8, "-fwgmma-ffma-wide"},
                        {"ieee", 128, 128, 8, "-fno-wgmma-tma"},
                        {"ieee", 128, 128, 8, "-fno-wgmma-ffma-transpose-b"},
-                       {"ieee", 128, 16, 4, NULL}};
+                       {"ieee", 128, 16, 4, NULL},
+                       {"ieee", 128, 128, 8, "-fno-wgmma-roles"},
+                       {"ieee", 128, 128, 8, "-fwgmma-one-producer"}};
     for (size_t w = 0; w < sizeof kmajor_more / sizeof kmajor_more[0]; w++) {
         Config c = {"f32", kmajor_more[w].prec, "sm_90a", kmajor_more[w].bm, kmajor_more[w].bn, 32,
                     kmajor_more[w].warps, kmajor_more[w].copt, 1, 0};
