@@ -1,4 +1,4 @@
-# Session 36, call 10: the final build (95ffb46: the transposition only with whole panels and the
+# Session 36, not run (the device refused: too little of the budget left to start a machine): the final build (95ffb46: the transposition only with whole panels and the
 # roles on; gpu_test_gemm's new ieee K-major configurations: the old path, BN 16, roles off, one
 # producer warpgroup) on hardware: gpu_test_gemm's quick set.
 . bench/device/env.sh
