@@ -852,10 +852,10 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
             /* ieee: B^T's 4 k of a column in one chunk meet A's 4 k in the FMAs' register banks (a
              * 16-byte load's 4 registers: k % 4 both): 41% of the FMAs with a bank conflict against
              * 20% with a row-major B (SASS), ncu's dispatch stalls +35%, 0.89x the row-major speed
-             * (bench/NOTES.md v39); transposed to a row-major B's panels by the idle producers */
-            /* (whole panels: BN 16 reads rows; one copy of A: the consumers find B after A's tile;
-             * not where two producer warpgroups each copy and finish (-fno-wgmma-roles): their 56
-             * registers spilled 44 bytes at 128x128 with the 32 values a lane transposes) */
+             * (bench/NOTES.md v39); transposed to a row-major B's panels by the idle producers.
+             * Whole panels only (BN 16 reads rows), one copy of A (the consumers find B after A's
+             * tile), and not where two producer warpgroups each copy and finish (-fno-wgmma-roles:
+             * their 56 registers spilled 44 bytes at 128x128 with the 32 values a lane transposes) */
             if (P.ffma && L->o->wgmma_ffma_transpose_b && P.bn % 32 == 0 && swapped_a_copies(&P) == 1 &&
                 (P.roles || P.producers == 1)) {
                 P.bt = 1;
