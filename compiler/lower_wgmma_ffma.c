@@ -60,6 +60,9 @@ static void swizzled_chunks(Lower *L, LLVMValueRef sel, LLVMValueRef out[8])
         out[j] = LLVMBuildShl(L->b, LLVMBuildXor(L->b, s, c32(L, j), ""), c32(L, 4), "");
 }
 
+/* B's stage tile as b128's 32-column panels: the TMA's boxes, or bt_transpose's (TMA or not) */
+static int b_panels(const Pipe *P) { return P->tma || P->bt; }
+
 void ffma_frags(Pipe *P)
 {
     Lower *L = P->L;
@@ -84,7 +87,7 @@ void ffma_frags(Pipe *P)
         return;
     }
     P->ffma_bcol = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), LLVMBuildShl(b, c0, c32(L, 2), ""), "");
-    if (P->tma || P->bt) { /* b128 (wgmma_tma_maps) or bt: run 0 at k, less k * 128, for each k % 8 */
+    if (b_panels(P)) { /* run 0 at k, less k * 128, for each k % 8 */
         LLVMValueRef b0 = LLVMBuildAdd(b, c32(L, P->bm * ROW_BYTES), swapped_b_offset(P, c32(L, 0), c0), "");
         LLVMValueRef ch = LLVMBuildAnd(b, LLVMBuildLShr(b, c0, c32(L, 2), ""), c32(L, 7), "");
         b0 = LLVMBuildSub(b, b0, LLVMBuildShl(b, ch, c32(L, 4), ""), ""); /* the panel's row 0 */
@@ -100,7 +103,7 @@ static LLVMValueRef ffma_b_run(Pipe *P, const Layout *lay, LLVMValueRef soff, LL
 {
     Lower *L = P->L;
     uint32_t dc = h * lay->tc * 16; /* bytes from run 0 */
-    if (!P->tma && !P->bt)
+    if (!b_panels(P))
         return LLVMBuildAdd(L->b, bcol, c32(L, k * raw_b_row_bytes(P->bn) + dc), "");
     if (dc % 128 == 0) /* whole panels on: the same chunk, a constant further */
         return LLVMBuildAdd(L->b, bk[k % 8], c32(L, k * 128 + dc / 128 * BK * 128), "");
@@ -124,7 +127,7 @@ void ffma_stage(Pipe *P, LLVMValueRef soff, LLVMValueRef *acc, uint32_t nacc)
     LLVMValueRef arow = LLVMBuildAdd(b, soff, P->frag_base, ""); /* A row r0 in the stage */
     LLVMValueRef bcol = P->bkf ? NULL : LLVMBuildAdd(b, soff, P->ffma_bcol, "");
     LLVMValueRef bk[8];
-    for (uint32_t j = 0; j < 8 && (P->tma || P->bkf || P->bt); j++) /* this stage's ffma_bk */
+    for (uint32_t j = 0; j < 8 && (b_panels(P) || P->bkf); j++) /* this stage's ffma_bk */
         bk[j] = LLVMBuildAdd(b, soff, P->ffma_bk[j], "");
     LLVMTypeRef f32 = L->t_f32;
     for (uint32_t ch = 0; ch < BK / 4; ch++) {

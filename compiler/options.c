@@ -35,8 +35,8 @@ void tc_options_default(TcOptions *o)
     o->role_functions = 1; /* the same kernel speed on the H100, -40% compile on 16 cores (bench/NOTES.md v21, v24) */
     o->wgmma_x3_one_group = 1; /* 3xtf32 +1-4% on the H200 (bench/NOTES.md v25) */
     o->wgmma_preround_a = 1;
-    o->wgmma_ffma_transpose_b = 1;
     o->wgmma_preround_b = 1;
+    o->wgmma_ffma_transpose_b = 1; /* ieee K-major B 0.95-1.0x the row-major kernel on an H100 (bench/NOTES.md v39) */
     o->wgmma_serial = -1; /* at -O0 (lower_wgmma.c) */
     o->keep_llvm_ir = 1;
 }

@@ -867,8 +867,9 @@ int main(void)
     /* B K-major in the kernel (its k stride the constant 1: lower_wgmma_kmajor.c for the tf32
      * modes, both operands from shared memory; 3xtf32 the swapped product with B's tile copied as
      * A's, its fragments read from there; ieee the same copies transposed by the producers into a
-     * row-major B's panels, at the tiles below; sm_80 element copies): TMA through B^T's map (aligned rows), the kernel's own
-     * copies (odd rows), edges in every dimension, batches, Inf and NaN, one producer warpgroup (BN 256) */
+     * row-major B's panels, at the tiles below; sm_80 element copies): TMA through B^T's map
+     * (aligned rows), the kernel's own copies (odd rows), edges in every dimension, batches, Inf
+     * and NaN, one producer warpgroup (BN 256) */
     static const int kmajor[][3] = {{128, 256, 8}, {128, 128, 8}, {64, 256, 4}, {64, 64, 4}, {128, 16, 8}};
     for (size_t w = 0; w < sizeof kmajor / sizeof kmajor[0]; w++)
         for (size_t p = 0; p < 5; p++) {
@@ -884,10 +885,9 @@ int main(void)
      * K-major B (B^T's rows transposed into panels by the producers, bt_transpose): 4, 2 and 1
      * panels (BN 128, 64, 32), the kernel's own copies (-fno-wgmma-tma), and the consumers reading
      * B^T's rows themselves (-fno-wgmma-ffma-transpose-b: a thread's columns c + tc*j, each column's
-     * 4 k one 16-byte load; BN 16, less than a panel, always); B^T's rows where each
-     * producer warpgroup also copies (-fno-wgmma-roles), the transposition where one does both
-     * (-fwgmma-one-producer); 16 columns a thread
-     * (-fwgmma-ffma-wide) keeps the element copies */
+     * 4 k one 16-byte load; BN 16, less than a panel, always); B^T's rows where each producer
+     * warpgroup also copies (-fno-wgmma-roles), the transposition where one does both
+     * (-fwgmma-one-producer); 16 columns a thread (-fwgmma-ffma-wide) keeps the element copies */
     static const struct {
         const char *prec;
         int bm, bn, warps;
