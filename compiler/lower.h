@@ -267,10 +267,14 @@ typedef struct {
     LLVMValueRef base, d0, d1, s0, s1, i0, i1, nonempty;
 } Access;
 Access lw_access(Lower *L, const TirInst *in, uint32_t view_arg, TirElem e);
-/* lower_wgmma_tma.c: store i by TMA (-fwgmma-tma-store, L->tma_store); the
- * block after it where the kernel's own stores stay beside it (the builder
- * then in theirs), else NULL */
-LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i);
+/* lower_wgmma_tma.c: store i by TMA (-fwgmma-tma-store, L->tma_store), or
+ * through the same shared-memory bands by the consumers where a launch
+ * gives no map for it */
+void wg_tma_store(Lower *L, uint32_t i);
+/* lower_mem.c: one st.global of v (element type e) at the integer address
+ * row + col where rok and cok are both true */
+void lw_store_if(Lower *L, LLVMValueRef rok, LLVMValueRef cok, LLVMValueRef row, LLVMValueRef col, LLVMValueRef v,
+                 TirElem e);
 /* 0 <= x < d (i64, signed) */
 LLVMValueRef lw_in_range(Lower *L, LLVMValueRef x, LLVMValueRef d);
 

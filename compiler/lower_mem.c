@@ -207,8 +207,8 @@ void lower_LOAD(Lower *L, uint32_t i)
  * offset) are formed in the asm, which leaves LLVM two instructions an
  * element to handle; its memory clobber keeps the store ordered with the
  * kernel's other memory accesses. */
-static void store_if(Lower *L, LLVMValueRef rok, LLVMValueRef cok, LLVMValueRef row, LLVMValueRef col, LLVMValueRef v,
-                     TirElem e)
+void lw_store_if(Lower *L, LLVMValueRef rok, LLVMValueRef cok, LLVMValueRef row, LLVMValueRef col, LLVMValueRef v,
+                 TirElem e)
 {
 #define STORE_IF(b) "{ .reg .pred p; .reg .b64 a; and.pred p, $0, $1; add.s64 a, $2, $3; @p st.global.b" #b " [a], $4; }"
     static const char *const tmpl[3] = {STORE_IF(16), STORE_IF(32), STORE_IF(64)};
@@ -239,7 +239,7 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
             LLVMValueRef rok, row, cok, col;
             store_coord(L, &cc, x, e, 0, row0, dr, own, &rok, &row);
             store_coord(L, &cc, x, e, 1, col0, dc, NULL, &cok, &col);
-            store_if(L, rok, cok, row, col, regs[r], e);
+            lw_store_if(L, rok, cok, row, col, regs[r], e);
             continue;
         }
         LLVMValueRef addr = element(L, &cc, x, e, lay, r, row0, col0, 0, &ok);
@@ -253,7 +253,7 @@ static void store_regs(Lower *L, const Access *x, TirElem e, const Layout *lay, 
     }
 }
 
-static void store_tile(Lower *L, uint32_t i, int ordered);
+static void store_tile(Lower *L, uint32_t i);
 
 /* The layout a band of rows goes to global memory in: a warp on 64
  * consecutive columns of a row (whole sectors), the block's other warps on
@@ -304,20 +304,15 @@ static uint32_t by_rows_band(Lower *L, const Layout *lay, TirType t)
 
 void lower_STORE(Lower *L, uint32_t i)
 {
-    LLVMBasicBlockRef after = NULL;
     if (L->tma_store && i == L->tma_store) {
-        lw_order_access(L, i, 1, NULL, 1);
-        if (!(after = wg_tma_store(L, i)))
-            return;
+        lw_order_access(L, i, 1, NULL, 1); /* by TMA or by any consumer thread (wg_tma_store) */
+        wg_tma_store(L, i);
+        return;
     }
-    store_tile(L, i, L->tma_store && i == L->tma_store); /* the TMA's path ordered it as a store by any thread */
-    if (after) {
-        LLVMBuildBr(L->b, after);
-        LLVMPositionBuilderAtEnd(L->b, after);
-    }
+    store_tile(L, i);
 }
 
-static void store_tile(Lower *L, uint32_t i, int ordered)
+static void store_tile(Lower *L, uint32_t i)
 {
     const TirInst *in = &L->m->insts[i];
     uint32_t tv = tir_args(L->m, in)[0];
@@ -335,8 +330,7 @@ static void store_tile(Lower *L, uint32_t i, int ordered)
      * checked) took 3.5x the L2 write sectors and 10-20% more time for the
      * GEMM kernels at 8191 x 8193 (bench/NOTES.md v32). */
     uint32_t band = by_rows_band(L, &lay, t);
-    if (!ordered) /* (by rows, an element's thread differs between the two paths) */
-        lw_order_access(L, i, 1, band ? NULL : &lay, 1);
+    lw_order_access(L, i, 1, band ? NULL : &lay, 1); /* (by rows, an element's thread differs between the two paths) */
 
     LLVMBasicBlockRef st = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "stored");

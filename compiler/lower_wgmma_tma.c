@@ -485,6 +485,59 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     }
 }
 
+/* The own path of wg_tma_store: band q of rb x bn elements, written in
+ * buf (an i8 pointer) in the TMA's layout, stored by all the consumer
+ * threads, each element under its bounds (x: C's view) and in a loop rather
+ * than unrolled: a launch with no map for C (its rows not on 16 bytes, e.g.
+ * N = 8193) is rare and its loop is ~1/20 of a band's instructions, where
+ * the unrolled stores were half of the consumers' LLVM IR (and compile
+ * time). A warp takes 32 consecutive columns of a row: 128 contiguous bytes
+ * of a row of C, one 128-byte row of a box in shared memory (its 8 chunks
+ * under the swizzle: every bank once). */
+static void band_stores(Lower *L, const Access *x, LLVMValueRef buf, uint32_t q, uint32_t rb, uint32_t bn)
+{
+    enum { UNROLL = 1 }; /* elements a thread loads before it stores them */
+    LLVMBuilderRef b = L->b;
+    uint32_t elems = rb * bn, step = L->threads * UNROLL, iters = (elems + step - 1) / step;
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own.done");
+    LLVMBuildBr(b, loop);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef j = LLVMBuildPhi(b, L->t_i32, "");
+    LLVMValueRef base = LLVMBuildPtrToInt(b, x->base, L->t_i64, "");
+    LLVMValueRef v[UNROLL], rok[UNROLL], cok[UNROLL], row[UNROLL], col[UNROLL];
+    for (uint32_t u = 0; u < UNROLL; u++) {
+        LLVMValueRef idx = LLVMBuildAdd(b, L->tid, LLVMBuildAdd(b, LLVMBuildMul(b, j, c32(L, step), ""),
+                                                                 c32(L, L->threads * u), ""), "");
+        LLVMValueRef r = LLVMBuildUDiv(b, idx, c32(L, bn), ""), c = LLVMBuildURem(b, idx, c32(L, bn), "");
+        /* box c / 32, row r, its 16-byte chunk c % 32 / 4 under the swizzle */
+        LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, c, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
+        off = LLVMBuildAdd(b, off, wg_swz(L, r, LLVMBuildAnd(b, LLVMBuildLShr(b, c, c32(L, 2), ""), c32(L, 7), "")), "");
+        off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, c, c32(L, 3), ""), c32(L, 2), ""), "");
+        LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &off, 1, "");
+        v[u] = LLVMBuildLoad2(b, L->t_f32, at, "");
+        LLVMSetAlignment(v[u], 4);
+        LLVMValueRef gr = LLVMBuildAdd(b, x->i0, LLVMBuildZExt(b, LLVMBuildAdd(b, r, c32(L, rb * q), ""), L->t_i64, ""), "");
+        LLVMValueRef gc = LLVMBuildAdd(b, x->i1, LLVMBuildZExt(b, c, L->t_i64, ""), "");
+        rok[u] = lw_in_range(L, gr, x->d0);
+        if (elems % step) /* the last iteration's tail */
+            rok[u] = LLVMBuildAnd(b, rok[u], LLVMBuildICmp(b, LLVMIntULT, idx, c32(L, elems), ""), "");
+        cok[u] = lw_in_range(L, gc, x->d1);
+        row[u] = LLVMBuildAdd(b, base, LLVMBuildMul(b, gr, LLVMBuildMul(b, x->s0, c64(L, 4), ""), ""), "");
+        col[u] = LLVMBuildMul(b, gc, LLVMBuildMul(b, x->s1, c64(L, 4), ""), "");
+    }
+    for (uint32_t u = 0; u < UNROLL; u++)
+        lw_store_if(L, rok[u], cok[u], row[u], col[u], v[u], ELEM_F32);
+    LLVMValueRef j1 = LLVMBuildAdd(b, j, c32(L, 1), "");
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(b);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, j1, c32(L, iters), ""), loop, after);
+    LLVMValueRef in[2] = {c32(L, 0), j1};
+    LLVMBasicBlockRef from[2] = {pre, end};
+    LLVMAddIncoming(j, in, from, 2);
+    LLVMPositionBuilderAtEnd(b, after);
+}
+
 /* -fwgmma-tma-store: the tile of store i (the swapped product's
  * accumulators, lower_wgmma.c's transposed MMA layout) written to C by TMA
  * through map 2. The tile goes in bands of rb rows (wgmma_tma_store_rows):
@@ -498,10 +551,10 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
  * lies outside the view.
  * Where the map may be missing (not -fwgmma-tma-only) or the tile's first
  * column is not proven a multiple of 4 (a box's innermost coordinate off 16
- * bytes faults, bench/NOTES.md v10), the builder is left in the block of the
- * kernel's own stores, and the block after both is returned; else NULL, the
- * builder after the store. */
-LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
+ * bytes faults, bench/NOTES.md v10), a test on the program's scalars
+ * (uniform) sends each band to band_stores instead of the TMA. The store is
+ * ordered as one by any thread (lower_STORE). */
+void wg_tma_store(Lower *L, uint32_t i)
 {
     const TirModule *m = L->m;
     const TirInst *in = &m->insts[i];
@@ -512,14 +565,14 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     if (lay.kind != LAYOUT_MMA || !lay.trans || lay.wn != 1 || bn % 32 || !rb || rb % 8 || bm % rb) {
         lw_error(L, in->loc, "internal error: -fwgmma-tma-store on a %ux%u tile not in the swapped product's layout",
                  bm, bn);
-        return NULL;
+        return;
     }
     LLVMValueRef *regs = lw_tile_in(L, a[0], &lay);
     uint32_t n = layout_nregs(&lay), pair[TC_MAX_TILE_REGS + 1];
     if (n > TC_MAX_TILE_REGS)
         lw_error(L, in->loc, "internal error: -fwgmma-tma-store on a tile of %u registers a thread", n);
     if (!regs || n > TC_MAX_TILE_REGS)
-        return NULL;
+        return;
     if (!layout_pairs(&lay, pair))
         for (uint32_t r = 0; r < n; r++)
             pair[r] = PAIR_NONE;
@@ -536,21 +589,18 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
      * tested with the kernel's own stores beside */
     int proven = L->tmaps_required && (1u << known_zero_bits(m, a[batched ? 4 : 3], 0)) % 4 == 0;
     L->tma_store_own |= !proven;
-    LLVMValueRef col_ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, x.i1, c64(L, 3), ""), c64(L, 0), "");
     LLVMBasicBlockRef tma = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.done");
-    LLVMBasicBlockRef own = NULL;
-    if (proven) { /* the map is there (the launch checked): a tile it cannot address stops here */
+    LLVMValueRef use = NULL; /* the TMA stores the bands (uniform); NULL: always */
+    if (proven) /* the map is there (the launch checked): a tile it cannot address stops here */
         wg_trap_if(L, LLVMBuildAnd(b, x.nonempty, LLVMBuildNot(b, fits, ""), ""));
-        LLVMBuildCondBr(b, x.nonempty, tma, done);
-    } else {
-        own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
+    else {
         LLVMValueRef flags = LLVMGetParam(L->fn, L->tma_param0 + L->ntmaps);
         LLVMValueRef mapped = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, flags, c32(L, 4), ""), c32(L, 0), "");
-        LLVMValueRef use = LLVMBuildAnd(b, LLVMBuildAnd(b, x.nonempty, fits, ""),
-                                        LLVMBuildAnd(b, col_ok, mapped, ""), "");
-        LLVMBuildCondBr(b, use, tma, own);
+        LLVMValueRef col_ok = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, x.i1, c64(L, 3), ""), c64(L, 0), "");
+        use = LLVMBuildAnd(b, fits, LLVMBuildAnd(b, col_ok, mapped, ""), "");
     }
+    LLVMBuildCondBr(b, x.nonempty, tma, done);
     LLVMPositionBuilderAtEnd(b, tma);
     /* the buffers, 1024-byte aligned for the swizzle */
     uint32_t band_bytes = rb * bn * 4u;
@@ -561,7 +611,7 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     LLVMValueRef bi = batched ? LLVMBuildIntCast2(b, lw_val(L, a[2])->s, L->t_i32, 1, "") : NULL;
     LLVMTypeRef f32 = L->t_f32, v2 = LLVMVectorType(L->t_f32, 2);
     for (uint32_t q = 0; q < bm / rb; q++) {
-        lw_barrier(L); /* this band's buffer read by the TMA (the issuer waited) */
+        lw_barrier(L); /* this band's buffer read by the TMA (the issuer waited) or by band_stores */
         LLVMValueRef boff = c32(L, q % nbuf * band_bytes);
         LLVMValueRef bq = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &boff, 1, "");
         LLVMValueRef bq32 = LLVMBuildAdd(b, buf32, boff, "");
@@ -590,7 +640,17 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
         lw_barrier(L);
         LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.issue");
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.band");
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), ""), issue, next);
+        LLVMValueRef issuer = LLVMBuildICmp(b, LLVMIntEQ, L->tid, c32(L, 0), "");
+        if (use) {
+            LLVMBasicBlockRef by_tma = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.mapped");
+            LLVMBasicBlockRef own = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.own");
+            LLVMBuildCondBr(b, use, by_tma, own);
+            LLVMPositionBuilderAtEnd(b, own);
+            band_stores(L, &x, bq, q, rb, bn);
+            LLVMBuildBr(b, next);
+            LLVMPositionBuilderAtEnd(b, by_tma);
+        }
+        LLVMBuildCondBr(b, issuer, issue, next);
         LLVMPositionBuilderAtEnd(b, issue);
         for (uint32_t p = 0; p < bn / 32; p++) {
             LLVMValueRef ops[5] = {map, LLVMBuildAdd(b, c0, c32(L, 32 * p), ""),
@@ -611,10 +671,5 @@ LLVMBasicBlockRef wg_tma_store(Lower *L, uint32_t i)
     }
     lw_barrier(L); /* the buffer free for whatever shared memory the kernel uses next */
     LLVMBuildBr(b, done);
-    if (own) {
-        LLVMPositionBuilderAtEnd(b, own);
-        return done;
-    }
     LLVMPositionBuilderAtEnd(b, done);
-    return NULL;
 }
