@@ -840,18 +840,23 @@ static void swp_mma_group(Pipe *P, LLVMValueRef f[3][4][4][4], uint32_t j0, uint
                           LLVMValueRef *acc, uint32_t nacc, int from_zero, int pending)
 {
     uint32_t npairs = P->copies == 3 ? 3 : 1, per = P->bm / 2, d = 0;
-    Wgmma w[4 * 3 * 4]; /* k8 steps x products x blocks */
+    /* -fwgmma-x3-halves: each wgmma as two on halves of the block's accumulators (A's rows
+     * 0 .. BM/2-1 and BM/2 .. BM-1: BM/2 * 128 bytes on in the stage), the halves' wgmmas
+     * independent of each other */
+    uint32_t halves = P->copies == 3 && P->L->o->wgmma_x3_halves && P->bm % 16 == 0 ? 2 : 1;
+    Wgmma w[4 * 3 * 4 * 2]; /* k8 steps x products x blocks x halves */
     for (uint32_t j = j0; j < j0 + nk; j++)
         for (uint32_t p = 0; p < npairs; p++)
-            for (uint32_t r = 0; r < P->blocks; r++, d++) {
-                uint32_t ca = npairs == 3 ? wg_pairs3[p][0] : 0, cb = npairs == 3 ? wg_pairs3[p][1] : 0;
-                memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
-                w[d].desc = LLVMBuildAdd(P->L->b, da[ca], c64(P->L, j * 32 >> 4), "");
-                w[d].adesc = NULL;
-                w[d].acc0 = r * per;
-                w[d].from_zero = from_zero && j == j0 && p == 0;
-            }
-    wg_wgmma_group(P, w, d, P->bm, per, acc, nacc, pending);
+            for (uint32_t r = 0; r < P->blocks; r++)
+                for (uint32_t h = 0; h < halves; h++, d++) {
+                    uint32_t ca = npairs == 3 ? wg_pairs3[p][0] : 0, cb = npairs == 3 ? wg_pairs3[p][1] : 0;
+                    memcpy(w[d].a, f[cb][r][j - j0], sizeof w[d].a);
+                    w[d].desc = LLVMBuildAdd(P->L->b, da[ca], c64(P->L, (j * 32 + h * P->bm / 2 * ROW_BYTES) >> 4), "");
+                    w[d].adesc = NULL;
+                    w[d].acc0 = r * per + h * per / 2;
+                    w[d].from_zero = from_zero && j == j0 && p == 0;
+                }
+    wg_wgmma_group(P, w, d, P->bm / halves, per / halves, acc, nacc, pending);
 }
 
 /* b128: the thread's offsets of its pair B[t + 4E][n_r, n_r + 1] in a

@@ -85,6 +85,7 @@ static const struct {
     {"persistent", offsetof(TcOptions, persistent)},
     {"role-functions", offsetof(TcOptions, role_functions)},
     {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},
+    {"wgmma-x3-halves", offsetof(TcOptions, wgmma_x3_halves)},
     {"wgmma-ffma-transpose-b", offsetof(TcOptions, wgmma_ffma_transpose_b)},
     {"wgmma-preround-a", offsetof(TcOptions, wgmma_preround_a)},
     {"wgmma-preround-b", offsetof(TcOptions, wgmma_preround_b)},
