@@ -487,53 +487,44 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
 
 /* The own path of wg_tma_store: band q of rb x bn elements, written in
  * buf (an i8 pointer) in the TMA's layout, stored by all the consumer
- * threads, each element under its bounds (x: C's view) and in a loop rather
- * than unrolled: a launch with no map for C (its rows not on 16 bytes, e.g.
- * N = 8193) is rare and its loop is ~1/20 of a band's instructions, where
- * the unrolled stores were half of the consumers' LLVM IR (and compile
- * time). A warp takes 32 consecutive columns of a row: 128 contiguous bytes
- * of a row of C, one 128-byte row of a box in shared memory (its 8 chunks
- * under the swizzle: every bank once). */
+ * threads, an element a thread an iteration under its bounds (x: C's view),
+ * in a loop rather than unrolled: a launch with no map for C (its rows not
+ * on 16 bytes, e.g. N = 8193) is rare, and unrolled stores were half of the
+ * consumers' LLVM IR (ptxas unrolls the loop itself). A warp takes 32
+ * consecutive columns of a row: 128 contiguous bytes of C, one 128-byte row
+ * of a box in shared memory (its 8 chunks under the swizzle: every bank
+ * once). */
 static void band_stores(Lower *L, const Access *x, LLVMValueRef buf, uint32_t q, uint32_t rb, uint32_t bn)
 {
-    enum { UNROLL = 1 }; /* elements a thread loads before it stores them */
     LLVMBuilderRef b = L->b;
-    uint32_t elems = rb * bn, step = L->threads * UNROLL, iters = (elems + step - 1) / step;
+    uint32_t elems = rb * bn, iters = (elems + L->threads - 1) / L->threads;
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
     LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own.done");
     LLVMBuildBr(b, loop);
     LLVMPositionBuilderAtEnd(b, loop);
     LLVMValueRef j = LLVMBuildPhi(b, L->t_i32, "");
+    LLVMValueRef idx = LLVMBuildAdd(b, L->tid, LLVMBuildMul(b, j, c32(L, L->threads), ""), "");
+    LLVMValueRef r = LLVMBuildUDiv(b, idx, c32(L, bn), ""), c = LLVMBuildURem(b, idx, c32(L, bn), "");
+    /* box c / 32, row r, its 16-byte chunk c % 32 / 4 under the swizzle */
+    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, c, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
+    off = LLVMBuildAdd(b, off, wg_swz(L, r, LLVMBuildAnd(b, LLVMBuildLShr(b, c, c32(L, 2), ""), c32(L, 7), "")), "");
+    off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, c, c32(L, 3), ""), c32(L, 2), ""), "");
+    LLVMValueRef v = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &off, 1, ""), "");
+    LLVMSetAlignment(v, 4);
+    LLVMValueRef gr = LLVMBuildAdd(b, x->i0, LLVMBuildZExt(b, LLVMBuildAdd(b, r, c32(L, rb * q), ""), L->t_i64, ""), "");
+    LLVMValueRef gc = LLVMBuildAdd(b, x->i1, LLVMBuildZExt(b, c, L->t_i64, ""), "");
+    LLVMValueRef rok = lw_in_range(L, gr, x->d0);
+    if (elems % L->threads) /* the last iteration's tail */
+        rok = LLVMBuildAnd(b, rok, LLVMBuildICmp(b, LLVMIntULT, idx, c32(L, elems), ""), "");
     LLVMValueRef base = LLVMBuildPtrToInt(b, x->base, L->t_i64, "");
-    LLVMValueRef v[UNROLL], rok[UNROLL], cok[UNROLL], row[UNROLL], col[UNROLL];
-    for (uint32_t u = 0; u < UNROLL; u++) {
-        LLVMValueRef idx = LLVMBuildAdd(b, L->tid, LLVMBuildAdd(b, LLVMBuildMul(b, j, c32(L, step), ""),
-                                                                 c32(L, L->threads * u), ""), "");
-        LLVMValueRef r = LLVMBuildUDiv(b, idx, c32(L, bn), ""), c = LLVMBuildURem(b, idx, c32(L, bn), "");
-        /* box c / 32, row r, its 16-byte chunk c % 32 / 4 under the swizzle */
-        LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, c, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
-        off = LLVMBuildAdd(b, off, wg_swz(L, r, LLVMBuildAnd(b, LLVMBuildLShr(b, c, c32(L, 2), ""), c32(L, 7), "")), "");
-        off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, c, c32(L, 3), ""), c32(L, 2), ""), "");
-        LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &off, 1, "");
-        v[u] = LLVMBuildLoad2(b, L->t_f32, at, "");
-        LLVMSetAlignment(v[u], 4);
-        LLVMValueRef gr = LLVMBuildAdd(b, x->i0, LLVMBuildZExt(b, LLVMBuildAdd(b, r, c32(L, rb * q), ""), L->t_i64, ""), "");
-        LLVMValueRef gc = LLVMBuildAdd(b, x->i1, LLVMBuildZExt(b, c, L->t_i64, ""), "");
-        rok[u] = lw_in_range(L, gr, x->d0);
-        if (elems % step) /* the last iteration's tail */
-            rok[u] = LLVMBuildAnd(b, rok[u], LLVMBuildICmp(b, LLVMIntULT, idx, c32(L, elems), ""), "");
-        cok[u] = lw_in_range(L, gc, x->d1);
-        row[u] = LLVMBuildAdd(b, base, LLVMBuildMul(b, gr, LLVMBuildMul(b, x->s0, c64(L, 4), ""), ""), "");
-        col[u] = LLVMBuildMul(b, gc, LLVMBuildMul(b, x->s1, c64(L, 4), ""), "");
-    }
-    for (uint32_t u = 0; u < UNROLL; u++)
-        lw_store_if(L, rok[u], cok[u], row[u], col[u], v[u], ELEM_F32);
+    lw_store_if(L, rok, lw_in_range(L, gc, x->d1),
+                LLVMBuildAdd(b, base, LLVMBuildMul(b, gr, LLVMBuildMul(b, x->s0, c64(L, 4), ""), ""), ""),
+                LLVMBuildMul(b, gc, LLVMBuildMul(b, x->s1, c64(L, 4), ""), ""), v, ELEM_F32);
     LLVMValueRef j1 = LLVMBuildAdd(b, j, c32(L, 1), "");
-    LLVMBasicBlockRef end = LLVMGetInsertBlock(b);
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, j1, c32(L, iters), ""), loop, after);
     LLVMValueRef in[2] = {c32(L, 0), j1};
-    LLVMBasicBlockRef from[2] = {pre, end};
+    LLVMBasicBlockRef from[2] = {pre, LLVMGetInsertBlock(b)};
     LLVMAddIncoming(j, in, from, 2);
     LLVMPositionBuilderAtEnd(b, after);
 }
