@@ -510,13 +510,16 @@ static void band_stores(Lower *L, const Access *x, LLVMValueRef buf, uint32_t q,
     LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, c, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
     off = LLVMBuildAdd(b, off, wg_swz(L, r, LLVMBuildAnd(b, LLVMBuildLShr(b, c, c32(L, 2), ""), c32(L, 7), "")), "");
     off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, c, c32(L, 3), ""), c32(L, 2), ""), "");
+    LLVMValueRef tail = elems % L->threads ? LLVMBuildICmp(b, LLVMIntULT, idx, c32(L, elems), "") : NULL;
+    if (tail) /* the last iteration's threads past the band read its first element, store nothing */
+        off = LLVMBuildSelect(b, tail, off, c32(L, 0), "");
     LLVMValueRef v = LLVMBuildLoad2(b, L->t_f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), buf, &off, 1, ""), "");
     LLVMSetAlignment(v, 4);
     LLVMValueRef gr = LLVMBuildAdd(b, x->i0, LLVMBuildZExt(b, LLVMBuildAdd(b, r, c32(L, rb * q), ""), L->t_i64, ""), "");
     LLVMValueRef gc = LLVMBuildAdd(b, x->i1, LLVMBuildZExt(b, c, L->t_i64, ""), "");
     LLVMValueRef rok = lw_in_range(L, gr, x->d0);
-    if (elems % L->threads) /* the last iteration's tail */
-        rok = LLVMBuildAnd(b, rok, LLVMBuildICmp(b, LLVMIntULT, idx, c32(L, elems), ""), "");
+    if (tail)
+        rok = LLVMBuildAnd(b, rok, tail, "");
     LLVMValueRef base = LLVMBuildPtrToInt(b, x->base, L->t_i64, "");
     lw_store_if(L, rok, lw_in_range(L, gc, x->d1),
                 LLVMBuildAdd(b, base, LLVMBuildMul(b, gr, LLVMBuildMul(b, x->s0, c64(L, 4), ""), ""), ""),
@@ -626,8 +629,20 @@ void wg_tma_store(Lower *L, uint32_t i)
             } else
                 LLVMSetAlignment(LLVMBuildStore(b, LLVMBuildBitCast(b, regs[r], f32, ""), at), 4);
         }
-        /* the band's shared stores seen by the TMA (the async proxy), then by the issuer */
+        /* the band's shared stores seen by the TMA (the async proxy; not needed where the
+         * consumers store the band themselves), then by the issuer */
+        LLVMBasicBlockRef fenced = NULL;
+        if (use) {
+            LLVMBasicBlockRef fence = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.fence");
+            fenced = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.fenced");
+            LLVMBuildCondBr(b, use, fence, fenced);
+            LLVMPositionBuilderAtEnd(b, fence);
+        }
         lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
+        if (fenced) {
+            LLVMBuildBr(b, fenced);
+            LLVMPositionBuilderAtEnd(b, fenced);
+        }
         lw_barrier(L);
         LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.issue");
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.band");

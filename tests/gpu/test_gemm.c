@@ -18,6 +18,7 @@
  * asked for where a launch leaves a view unstaged: run_staged_cases checks
  * that one did); TILEC_TEST_CLUSTER=1 adds the experimental
  * -fwgmma-cluster's cases (run_cluster_cases), =only runs them alone;
+ * TILEC_TEST_TMA_STORE=only runs run_tma_store_cases alone;
  * TILEC_TEST_RANDOM_CONFIGS=N runs N random configurations alone (tiles,
  * warps, types, modes, targets, an option; TILEC_TEST_SEED repeats them).
  */
@@ -675,6 +676,32 @@ static tilecModule load_config(tilecRuntime rt, const Config *c)
     return load_with_copts(rt, src, "gemm.tir", c);
 }
 
+/* -fwgmma-tma-store (the JIT's default) where a launch gives C no map (rows
+ * K + 3 .. long, or N = 522: N % 4 != 0; the consumers store the bands of
+ * the TMA's layout themselves, in a loop) and where it gives one (N = 520,
+ * rows 16-byte aligned), and -fwgmma-x3-halves (experimental): what
+ * TILEC_TEST_TMA_STORE=only runs alone (emulated.gpu_test_gemm_tma_store). */
+static void run_tma_store_cases(tilecRuntime rt, uint64_t seed)
+{
+    static const struct {
+        int bm, bn, warps;
+        const char *precision, *copt;
+    } cfgs[] = {{128, 256, 8, "tf32-rna", "-fwgmma-tma-store"},
+                {128, 128, 8, "tf32-rne", "-fwgmma-tma-store"},
+                {64, 64, 4, "3xtf32", "-fwgmma-tma-store"},
+                {128, 128, 8, "3xtf32", "-fwgmma-tma-store -fwgmma-x3-halves"},
+                {64, 64, 4, "3xtf32", "-fwgmma-x3-halves"}};
+    Shape sh[] = {{300, 520, 333, 1, 0, 0, 0, 0, 0}, {300, 522, 333, 1, 0, 0, 0, 0, 1},
+                  {260, 300, 100, 2, 0, 1, 0, 0, 0}, {300, 520, 333, 1, 0, 0, 0, 0, 1}};
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        Config c = {"f32", cfgs[i].precision, "sm_90a", cfgs[i].bm, cfgs[i].bn, 32, cfgs[i].warps, cfgs[i].copt, 0, 0};
+        tilecModule mod = load_config(rt, &c);
+        for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++)
+            run_case(rt, mod, &c, &sh[s], seed++);
+        tilecModuleUnload(&mod);
+    }
+}
+
 /* One random configuration: tile, warps, element type, precision, target
  * and maybe one option, on a few random shapes (sizes around the tile's,
  * batches, transposed operands, aligned or odd strides, Inf and NaN). A
@@ -773,6 +800,13 @@ int main(void)
     }
     if (cl && !strcmp(cl, "only")) { /* those cases alone */
         run_cluster_cases(rt, seed);
+        gpu_close(&rt);
+        printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
+        return failures ? 1 : 0;
+    }
+    const char *ts = getenv("TILEC_TEST_TMA_STORE");
+    if (ts && !strcmp(ts, "only")) { /* those cases alone */
+        run_tma_store_cases(rt, seed);
         gpu_close(&rt);
         printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
         return failures ? 1 : 0;
