@@ -107,8 +107,9 @@ typedef struct {
                                 * producers (lower_programs.c) lowered as a function of their own, optimized
                                 * and emitted apart on a thread of its own, its PTX then spliced into the
                                 * entry (ptx_splice.c; bench/NOTES.md v21) */
-    int wgmma_x3_halves;       /* experimental (-fwgmma-x3-halves): 3xtf32's wgmmas as two chains, each on half
-                                * of the accumulators (m64n{BM/2}), issued in turns, not one chain m64n{BM} */
+    int wgmma_x3_halves;       /* experimental (-fwgmma-x3-halves; 2-4% slower on an H100, bench/NOTES.md v40):
+                                * 3xtf32's wgmmas as two chains, each on half of the accumulators
+                                * (m64n{BM/2}), issued in turns, not one chain m64n{BM} */
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
