@@ -485,6 +485,18 @@ void wg_tma_issue(Pipe *P, const Access *xa, const Access *xb, LLVMValueRef t)
     }
 }
 
+/* Byte offset of element (row, col) of a store band of rb rows in the TMA's
+ * layout: box col / 32 (rb rows of 128 bytes each), row `row`, its 16-byte
+ * chunk col % 32 / 4 under the 128-byte swizzle, word col % 4. */
+static LLVMValueRef band_offset(Lower *L, LLVMValueRef row, LLVMValueRef col, uint32_t rb)
+{
+    LLVMBuilderRef b = L->b;
+    LLVMValueRef chunk = LLVMBuildAnd(b, LLVMBuildLShr(b, col, c32(L, 2), ""), c32(L, 7), "");
+    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, col, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
+    off = LLVMBuildAdd(b, off, wg_swz(L, row, chunk), "");
+    return LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, col, c32(L, 3), ""), c32(L, 2), ""), "");
+}
+
 /* The own path of wg_tma_store: band q of rb x bn elements, written in
  * buf (an i8 pointer) in the TMA's layout, stored by all the consumer
  * threads, an element a thread an iteration under its bounds (x: C's view),
@@ -506,10 +518,7 @@ static void band_stores(Lower *L, const Access *x, LLVMValueRef buf, uint32_t q,
     LLVMValueRef j = LLVMBuildPhi(b, L->t_i32, "");
     LLVMValueRef idx = LLVMBuildAdd(b, L->tid, LLVMBuildMul(b, j, c32(L, L->threads), ""), "");
     LLVMValueRef r = LLVMBuildUDiv(b, idx, c32(L, bn), ""), c = LLVMBuildURem(b, idx, c32(L, bn), "");
-    /* box c / 32, row r, its 16-byte chunk c % 32 / 4 under the swizzle */
-    LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, c, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
-    off = LLVMBuildAdd(b, off, wg_swz(L, r, LLVMBuildAnd(b, LLVMBuildLShr(b, c, c32(L, 2), ""), c32(L, 7), "")), "");
-    off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, c, c32(L, 3), ""), c32(L, 2), ""), "");
+    LLVMValueRef off = band_offset(L, r, c, rb);
     LLVMValueRef tail = elems % L->threads ? LLVMBuildICmp(b, LLVMIntULT, idx, c32(L, elems), "") : NULL;
     if (tail) /* the last iteration's threads past the band read its first element, store nothing */
         off = LLVMBuildSelect(b, tail, off, c32(L, 0), "");
@@ -616,11 +625,7 @@ void wg_tma_store(Lower *L, uint32_t i)
                 continue;
             LLVMValueRef rho = LLVMBuildAdd(b, row0, c32(L, dr - rb * q), "");
             LLVMValueRef kap = LLVMBuildAdd(b, col0, c32(L, dc), "");
-            /* box kap / 32, row rho, its 16-byte chunk kap % 32 / 4 under the swizzle */
-            LLVMValueRef chunk = LLVMBuildAnd(b, LLVMBuildLShr(b, kap, c32(L, 2), ""), c32(L, 7), "");
-            LLVMValueRef off = LLVMBuildMul(b, LLVMBuildLShr(b, kap, c32(L, 5), ""), c32(L, rb * ROW_BYTES), "");
-            off = LLVMBuildAdd(b, off, wg_swz(L, rho, chunk), "");
-            off = LLVMBuildAdd(b, off, LLVMBuildShl(b, LLVMBuildAnd(b, kap, c32(L, 3), ""), c32(L, 2), ""), "");
+            LLVMValueRef off = band_offset(L, rho, kap, rb);
             LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), bq, &off, 1, "");
             if (pair[r] != PAIR_NONE) { /* columns dc, dc + 1: 8 bytes in one 16-byte chunk (dc even) */
                 LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetUndef(v2), regs[r], c32(L, 0), "");
