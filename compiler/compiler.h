@@ -110,6 +110,12 @@ typedef struct {
     int wgmma_x3_halves;       /* experimental (-fwgmma-x3-halves; 2-4% slower on an H100, bench/NOTES.md v40):
                                 * 3xtf32's wgmmas as two chains, each on half of the accumulators
                                 * (m64n{BM/2}), issued in turns, not one chain m64n{BM} */
+    int wgmma_x3_rest_test;    /* default on (-fno-wgmma-x3-rest-test: a compare an element): 3xtf32's
+                                * split takes its short path where the sum of the rests x - big is
+                                * finite (lower_wgmma.c, wg_split_batch; the same bits) */
+    int wgmma_x3_sum2;         /* experimental (-fwgmma-x3-sum2): 3xtf32's part sums over two stages of
+                                * the swapped product, one RN add into the accumulators every second
+                                * step (its error ~1.5x: 64 products a part sum, not 32) */
     int wgmma_x3_one_group;    /* default on (-fno-wgmma-x3-one-group: two groups, each waited for;
                                 * +1-4% on the H200, bench/NOTES.md v25): 3xtf32's consumers issue a
                                 * stage's 12 wgmmas per block as one group, one wait a stage */
@@ -403,7 +409,8 @@ uint32_t wgmma_ss_smem_bytes(uint32_t bm, uint32_t bn, uint32_t stages);
  * left as they are); the f16/bf16 pipeline's producer warpgroups. */
 uint32_t wgmma_entry_regs(uint32_t launch);
 uint32_t transposed_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
-uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer);
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, int x3_sum2,
+                                uint32_t *consumer);
 uint32_t ss_register_split(uint32_t consumers, uint32_t producers, uint32_t *consumer);
 uint32_t ss_producers(uint32_t consumers, uint32_t bn, const TcOptions *o);
 /* The FMA consumers' thread grid for a BM x BN tile (lower_wgmma_ffma.c):

@@ -16,6 +16,7 @@
  */
 #include "compiler/lower_wgmma.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -263,7 +264,8 @@ static LLVMValueRef rna_int(Lower *L, LLVMValueRef x)
 
 /* wg_split() for n elements at once, out[c][i] = copy c of x[i]. rna and
  * 3xtf32 take a short path when no element is NaN, Inf or so large that
- * rounding overflows (one compare each): rounding is then two integer ops
+ * rounding overflows (one compare each; 3xtf32: the rests' sum finite, one
+ * add each): rounding is then two integer ops
  * and hic = big; otherwise every element takes wg_split()'s guarded path. Both
  * give the same bits where the short path applies. *special (if not NULL):
  * i1, the guarded path taken (for 3xtf32: some big non-finite, hic not big). */
@@ -283,12 +285,32 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
         return;
     }
     LLVMTypeRef f = L->t_f32;
-    /* 0x7F7FF000: the least magnitude whose RNA rounding is Inf */
-    LLVMValueRef lim = LLVMConstBitCast(c32(L, 0x7F7FF000), f), any = NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        LLVMValueRef ax = lw_call(L, "llvm.fabs", &f, 1, (LLVMValueRef *)&x[i], 1);
-        LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealUGE, ax, lim, "");
-        any = any ? LLVMBuildOr(b, any, big, "") : big;
+    LLVMValueRef any = NULL, fbig[16], frest[16];
+    if (P->x3_rest_test) {
+        /* the short path's big and rest = x - big first: rest is Inf or NaN exactly where x takes
+         * the guarded path (x NaN, Inf, or rounding to Inf; checked over all 2^32 inputs), and
+         * |rest| < 2^117, so the sum of the rests is finite exactly when every element takes the
+         * short path: one add an element in a tree of depth log2 n, where a compare an element
+         * chained its predicates (bench/NOTES.md v41) */
+        LLVMValueRef sum[16];
+        for (uint32_t i = 0; i < n; i++) {
+            fbig[i] = rna_int(L, x[i]);
+            sum[i] = frest[i] = LLVMBuildFSub(b, x[i], fbig[i], "");
+        }
+        for (uint32_t w = 1; w < n; w *= 2)
+            for (uint32_t i = 0; i + w < n; i += 2 * w)
+                sum[i] = LLVMBuildFAdd(b, sum[i], sum[i + w], "");
+        LLVMValueRef as = lw_call(L, "llvm.fabs", &f, 1, &sum[0], 1);
+        any = LLVMBuildFCmp(b, LLVMRealUGE, as, LLVMConstReal(f, INFINITY), "");
+    } else {
+        /* 0x7F7FF000: the least magnitude whose RNA rounding is Inf */
+        LLVMValueRef lim = LLVMConstBitCast(c32(L, 0x7F7FF000), f);
+        for (uint32_t i = 0; i < n; i++) {
+            fbig[i] = frest[i] = NULL;
+            LLVMValueRef ax = lw_call(L, "llvm.fabs", &f, 1, (LLVMValueRef *)&x[i], 1);
+            LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealUGE, ax, lim, "");
+            any = any ? LLVMBuildOr(b, any, big, "") : big;
+        }
     }
     if (special)
         *special = any;
@@ -299,9 +321,9 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
     LLVMBuildCondBr(b, any, sbb, fbb);
     LLVMPositionBuilderAtEnd(b, fbb);
     for (uint32_t i = 0; i < n; i++) {
-        fv[0][i] = rna_int(L, x[i]);
+        fv[0][i] = fbig[i] ? fbig[i] : rna_int(L, x[i]);
         if (P->copies == 3) {
-            fv[1][i] = rna_int(L, LLVMBuildFSub(b, x[i], fv[0][i], ""));
+            fv[1][i] = rna_int(L, frest[i] ? frest[i] : LLVMBuildFSub(b, x[i], fv[0][i], ""));
             fv[2][i] = fv[0][i];
         }
     }
@@ -431,7 +453,7 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
                     uint32_t nacc, int pending)
 {
     Lower *L = P->L;
-    uint32_t nin = 1;
+    uint32_t nin = P->x3_keep ? 2 : 1;
     for (uint32_t d = 0; d < n; d++)
         nin += w[d].adesc ? 2 : 5;
     LLVMValueRef *in = lw_regs(L, nin);
@@ -441,8 +463,12 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     sb_init(&t);
     sb_init(&c);
     uint32_t o = 2 * nacc, flag = 2 * nacc + nin - 1; /* operand numbers */
-    sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
-              "\twgmma.fence.sync.aligned;\n", flag, flag);
+    if (P->x3_keep) /* P0 (the first wgmmas' scale-d) from x3_keep, the operand before the flag */
+        sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.ne.b32 P0, $%u, 0;\n"
+                  "\twgmma.fence.sync.aligned;\n", flag, flag - 1);
+    else
+        sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.eq.b32 P0, $%u, 0;\n"
+                  "\twgmma.fence.sync.aligned;\n", flag, flag);
     for (uint32_t d = 0, x = 0; d < n; d++) {
         sb_printf(&t, "\twgmma.mma_async.sync.aligned.m64n%uk8.f32.tf32.tf32 {", wn);
         for (uint32_t r = 0; r < per; r++)
@@ -467,6 +493,10 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     if (pending != WG_NO_WAIT)
         sb_printf(&t, "\twgmma.wait_group.sync.aligned %d;\n", pending);
     sb_puts(&t, "\t}");
+    if (P->x3_keep) {
+        sb_puts(&c, ",r");
+        in[nin - 2] = P->x3_keep;
+    }
     sb_puts(&c, ",r");
     in[nin - 1] = c32(L, 1);
     if (t.oom || c.oom)
@@ -512,12 +542,15 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
 
     Loop lp = wg_loop_open(L, "mma");
     LLVMValueRef it = lp.i;
-    LLVMValueRef *phis = lw_regs(L, nacc);
+    /* x3_sum2: the part sums after the accumulators (their first value unread: step 0 starts them) */
+    uint32_t ncarry = P->x3_sum2 ? 2 * nacc : nacc;
+    LLVMValueRef *phis = lw_regs(L, ncarry);
     if (!phis)
         return;
-    for (uint32_t r = 0; r < nacc; r++) {
+    for (uint32_t r = 0; r < ncarry; r++) {
+        LLVMValueRef init = r < nacc ? acc[r] : LLVMConstReal(L->t_f32, 0.0);
         phis[r] = LLVMBuildPhi(b, L->t_f32, "");
-        LLVMAddIncoming(phis[r], &acc[r], &lp.pre, 1);
+        LLVMAddIncoming(phis[r], &init, &lp.pre, 1);
     }
     wg_loop_test(L, &lp, P->nsteps);
     /* P->direct under TMA: the copies' landed[] alone (no producer releases full[]) */
@@ -526,10 +559,11 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (P->swapped) /* B is read from where the bulk copies wrote it: observe their barrier too */
         wg_wait_step(P, P->landed32, it, 0);
     LLVMValueRef soff = LLVMBuildMul(b, s, c32(L, P->stage_bytes), "");
-    LLVMValueRef *cur = lw_regs(L, nacc);
+    LLVMValueRef *cur = lw_regs(L, ncarry);
     if (!cur)
         return;
-    memcpy(cur, phis, nacc * sizeof *cur);
+    memcpy(cur, phis, ncarry * sizeof *cur);
+    P->step = it;
     LLVMValueRef db = LLVMBuildAdd(b, desc_b, LLVMBuildZExt(b, LLVMBuildLShr(b, soff, c32(L, 4), ""), L->t_i64, ""), "");
     LLVMValueRef rel_addr = NULL, rel_if = NULL; /* overlap: the stage before, released inside */
     if (overlap) {
@@ -554,9 +588,10 @@ static void consumer(Pipe *P, LLVMValueRef *acc, uint32_t nacc)
     if (!overlap)
         wg_release(P, wg_bar_addr(L, P->empty32, s), NULL);
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-    for (uint32_t r = 0; r < nacc; r++)
+    for (uint32_t r = 0; r < ncarry; r++)
         LLVMAddIncoming(phis[r], &cur[r], &latch, 1);
     wg_loop_close(L, &lp);
+    P->step = NULL;
     memcpy(acc, phis, nacc * sizeof *acc);
     if (overlap) { /* the last step's group, then its stage */
         wg_acc_asm(L, "wgmma.wait_group.sync.aligned 0;", "", acc, nacc, NULL, 0);
@@ -680,7 +715,7 @@ static void role_registers(Pipe *P, const char *op, uint32_t regs)
 static uint32_t register_split(const Pipe *P, uint32_t *creg)
 {
     return P->ss        ? ss_register_split(P->consumers, P->producers, creg)
-           : P->swapped ? swapped_register_split(P->consumers, P->producers, P->copies, creg)
+           : P->swapped ? swapped_register_split(P->consumers, P->producers, P->copies, P->x3_sum2, creg)
                         : transposed_register_split(P->consumers, P->producers, P->copies, creg);
 }
 
@@ -833,6 +868,10 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
          * 155.4 at 4096^3 / 8192^3, v14) */
         P.k_overlap = L->o->wgmma_k_overlap && P.copies == 1 && P.prec != PREC_IEEE && P.bm <= 128;
         P.ffma = P.prec == PREC_IEEE; /* pass_wgmma marks ieee loops only where the FMA pipeline takes them */
+        P.x3_sum2 = L->o->wgmma_x3_sum2 && P.copies == 3;
+        /* (two blocks a consumer warpgroup, 64x256: the rests beside the raw values at the test
+         * spilled 8 bytes) */
+        P.x3_rest_test = L->o->wgmma_x3_rest_test && P.copies == 3 && P.blocks < 2;
         P.b128 = P.tma && L->o->wgmma_tma_b128;
         if (P.tma && P.prec == PREC_TF32_RNE) /* B arrives rounded: by the TMA, or by the rounder */
             P.round_b = 1;
@@ -865,7 +904,7 @@ static Pipe pipe_setup(Lower *L, const TirInst *loop, uint32_t *smem_bytes, uint
             P.stage_bytes = (P.bm + P.bn) * ROW_BYTES;
             *smem_bytes = wgmma_kmajor_smem_bytes(P.bm, P.bn, P.stages);
             P.blocks = 0;
-            P.split = P.b128 = P.round_b = P.k_overlap = 0; /* (a stage's group waits for the one before) */
+            P.split = P.b128 = P.round_b = P.k_overlap = P.x3_sum2 = 0; /* (a stage's group waits for the one before) */
         }
     } else {
         P.producers = wgmma_producers(P.bn, P.prec, P.stages);

@@ -60,6 +60,13 @@ typedef struct {
     int k_overlap;        /* swapped, tf32 modes (default; -fno-wgmma-k-overlap): a wgmma group per 2 k8 steps, each
                            * waiting for the one before only; a stage is released after the
                            * next stage's first group */
+    int x3_rest_test;     /* 3xtf32 (TcOptions.wgmma_x3_rest_test): wg_split_batch's short-path test by
+                           * the sum of the rests */
+    int x3_sum2;          /* swapped 3xtf32, -fwgmma-x3-sum2: the part sums run over two steps (the
+                           * loop carries them after the accumulators), added at odd steps and the last */
+    LLVMValueRef step;    /* the consumers' step in this program (i32), while a stage is emitted */
+    LLVMValueRef x3_keep; /* i32 or NULL: nonzero where a group's first wgmmas add to their
+                           * accumulators instead of starting from zero (x3_sum2's odd steps) */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int bk;               /* swapped, B K-major: B's tile copied (and rounded) as A's; kss, bkf or bt */

@@ -52,8 +52,11 @@ uint32_t swapped_producers(uint32_t bm, uint32_t bn, uint32_t consumer_threads, 
 }
 
 /* The swapped product's producers hold only a 16-element batch (three
- * copies for 3xtf32) and addresses. */
-uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, uint32_t *consumer)
+ * copies for 3xtf32) and addresses. x3_sum2: the consumers carry their part
+ * sums across the step (8 registers more, from the producers: at 192, ptxas
+ * spilled 36 bytes in their loop, at 200 one word). */
+uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t copies, int x3_sum2,
+                                uint32_t *consumer)
 {
     uint32_t nc = consumers / WARPGROUP, launch = consumers + producers * WARPGROUP;
     /* two producer warpgroups beside two consumer ones: 128 registers at
@@ -61,7 +64,7 @@ uint32_t swapped_register_split(uint32_t consumers, uint32_t producers, uint32_t
      * ptxas spilled at 128x256 and at 184 it serialized the wgmmas; one
      * program a block, 192 spilled the step count once the edge stores were
      * predicated) */
-    uint32_t prod = copies == 3 ? 112 : producers == 2 && nc == 2 ? 56 : 96;
+    uint32_t prod = copies == 3 ? (x3_sum2 ? 104 : 112) : producers == 2 && nc == 2 ? 56 : 96;
     *consumer = 0;
     if (launch <= 256)
         return 0;
@@ -983,7 +986,10 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
     uint32_t kg = P->copies == 3 ? (P->L->o->wgmma_x3_one_group && P->blocks == 1 ? 4 : 2)
                                  : P->split || P->k_overlap ? 2 : 4;
     LLVMValueRef *part = acc;
-    if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
+    if (P->x3_sum2) { /* the part sums the loop carries after acc: from zero at even steps */
+        part = acc + nacc;
+        P->x3_keep = LLVMBuildZExt(b, LLVMBuildTrunc(b, P->step, LLVMInt1TypeInContext(L->ctx), ""), L->t_i32, "");
+    } else if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);
         if (!part)
             return;
@@ -1022,7 +1028,27 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
             swp_round_frags(P, raw[r], r, kg, f);
         }
     }
-    if (P->copies == 3)
+    P->x3_keep = NULL;
+    if (P->x3_sum2) { /* added at odd steps and the last: a branch, not 64 selects */
+        LLVMValueRef odd = LLVMBuildTrunc(b, P->step, LLVMInt1TypeInContext(L->ctx), "");
+        LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, P->step, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), "");
+        LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+        LLVMBasicBlockRef done = if_open(L, LLVMBuildOr(b, odd, last, ""), "x3.add");
+        LLVMValueRef *sum = lw_regs(L, nacc);
+        if (!sum)
+            return;
+        for (uint32_t r = 0; r < nacc; r++)
+            sum[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
+        LLVMBasicBlockRef added = LLVMGetInsertBlock(b);
+        if_close(L, done);
+        for (uint32_t r = 0; r < nacc; r++) {
+            LLVMValueRef phi = LLVMBuildPhi(b, L->t_f32, "");
+            LLVMValueRef v[2] = {sum[r], acc[r]};
+            LLVMBasicBlockRef bb[2] = {added, from};
+            LLVMAddIncoming(phi, v, bb, 2);
+            acc[r] = phi;
+        }
+    } else if (P->copies == 3)
         for (uint32_t r = 0; r < nacc; r++)
             acc[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
 }

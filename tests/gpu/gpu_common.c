@@ -84,6 +84,21 @@ tilecModule gpu_load(tilecRuntime rt, const char *src, const char *name, int nop
     return m;
 }
 
+tilecModule gpu_load_copts(tilecRuntime rt, const char *src, const char *name, int nopts, const char *const *opts,
+                           const char *extra)
+{
+    char buf[512];
+    const char *env = getenv("TILEC_TEST_COPT");
+    snprintf(buf, sizeof buf, "%s %s", env ? env : "", extra ? extra : "");
+    const char *all[8];
+    int n = 0;
+    for (; n < nopts && n < 2; n++)
+        all[n] = opts[n];
+    for (char *tok = strtok(buf, " "); tok && n < 8; tok = strtok(NULL, " "))
+        all[n++] = tok;
+    return gpu_load(rt, src, name, n, all);
+}
+
 tilecDevicePtr gpu_alloc(tilecRuntime rt, size_t bytes)
 {
     tilecDevicePtr d = 0;

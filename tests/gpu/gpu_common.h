@@ -30,6 +30,11 @@ void gpu_check_at(tilecResult r, tilecRuntime rt, const char *what, const char *
  * through tilecModuleLoadSource instead (the JIT's own options: its
  * TMA-only kernels and their fallback, docs/TIR.md "The JIT's default"). */
 tilecModule gpu_load(tilecRuntime rt, const char *src, const char *name, int nopts, const char *const *opts);
+/* gpu_load() with opts (at most 2), then the space-separated options of
+ * extra (may be NULL) and of TILEC_TEST_COPT (e.g. "-fwgmma-x3-sum2"):
+ * up to 8 options in all. */
+tilecModule gpu_load_copts(tilecRuntime rt, const char *src, const char *name, int nopts, const char *const *opts,
+                           const char *extra);
 
 /* Device buffers: allocation that cannot fail quietly. */
 tilecDevicePtr gpu_alloc(tilecRuntime rt, size_t bytes);

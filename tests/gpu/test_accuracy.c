@@ -87,7 +87,7 @@ static void run_tile(tilecRuntime rt, const Tile *t, const float *A, const float
     for (int p = 0; p < NMODES; p++) {
         snprintf(prec, sizeof prec, "--precision=%s", modes[p]);
         const char *opts[] = {prec, arch};
-        tilecModule mod = gpu_load(rt, src, "accuracy.tir", 2, opts);
+        tilecModule mod = gpu_load_copts(rt, src, "accuracy.tir", 2, opts, NULL); /* with TILEC_TEST_COPT's */
         gpu_poison(rt, dC, sizeof(float) * M * N);
         int32_t Mi = M, Ni = N, Ki = K;
         void *args[] = {&dA, &dB, &dC, &Mi, &Ni, &Ki};
