@@ -510,12 +510,9 @@ static void band_stores(Lower *L, const Access *x, LLVMValueRef buf, uint32_t q,
 {
     LLVMBuilderRef b = L->b;
     uint32_t elems = rb * bn, iters = (elems + L->threads - 1) / L->threads;
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own");
-    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.own.done");
-    LLVMBuildBr(b, loop);
-    LLVMPositionBuilderAtEnd(b, loop);
-    LLVMValueRef j = LLVMBuildPhi(b, L->t_i32, "");
+    Loop lp = wg_loop_open(L, "store.own");
+    wg_loop_test(L, &lp, c32(L, iters));
+    LLVMValueRef j = lp.i;
     LLVMValueRef idx = LLVMBuildAdd(b, L->tid, LLVMBuildMul(b, j, c32(L, L->threads), ""), "");
     LLVMValueRef r = LLVMBuildUDiv(b, idx, c32(L, bn), ""), c = LLVMBuildURem(b, idx, c32(L, bn), "");
     LLVMValueRef off = band_offset(L, r, c, rb);
@@ -533,12 +530,7 @@ static void band_stores(Lower *L, const Access *x, LLVMValueRef buf, uint32_t q,
     lw_store_if(L, rok, lw_in_range(L, gc, x->d1),
                 LLVMBuildAdd(b, base, LLVMBuildMul(b, gr, LLVMBuildMul(b, x->s0, c64(L, 4), ""), ""), ""),
                 LLVMBuildMul(b, gc, LLVMBuildMul(b, x->s1, c64(L, 4), ""), ""), v, ELEM_F32);
-    LLVMValueRef j1 = LLVMBuildAdd(b, j, c32(L, 1), "");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, j1, c32(L, iters), ""), loop, after);
-    LLVMValueRef in[2] = {c32(L, 0), j1};
-    LLVMBasicBlockRef from[2] = {pre, LLVMGetInsertBlock(b)};
-    LLVMAddIncoming(j, in, from, 2);
-    LLVMPositionBuilderAtEnd(b, after);
+    wg_loop_close(L, &lp);
 }
 
 /* -fwgmma-tma-store: the tile of store i (the swapped product's
