@@ -113,6 +113,10 @@ typedef struct {
     int wgmma_x3_rest_test;    /* default on (-fno-wgmma-x3-rest-test: a compare an element): 3xtf32's
                                 * split takes its short path where the sum of the rests x - big is
                                 * finite (lower_wgmma.c, wg_split_batch; the same bits) */
+    int wgmma_unmasked;        /* default on (-fno-wgmma-unmasked-rounding: masked): the pipelines' RNA
+                                * rounding in integers leaves the low 13 bits of a copy only the tensor
+                                * cores read ((x + 0x1000), not & 0xFFFFE000: they drop those bits
+                                * themselves, DESIGN.md 5); 3xtf32's big, which makes the rest, masked */
     int wgmma_x3_sum2;         /* experimental (-fwgmma-x3-sum2): 3xtf32's part sums over two stages of
                                 * the swapped product, one RN add into the accumulators every second
                                 * step (its error ~1.5x: 64 products a part sum, not 32) */

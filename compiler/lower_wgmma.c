@@ -254,20 +254,25 @@ void wg_split(Pipe *P, LLVMValueRef x, LLVMValueRef out[3])
 }
 
 /* RNA in integers, exact for |x| below the overflow threshold (DESIGN.md 4:
- * (x + 0x1000) & 0xFFFFE000). */
-static LLVMValueRef rna_int(Lower *L, LLVMValueRef x)
+ * (x + 0x1000) & 0xFFFFE000). Without the mask (masked 0) for a value only a
+ * tensor core reads: it reads x & 0xFFFFE000 itself (DESIGN.md 5), so the
+ * operand is the same, one instruction less an element. */
+static LLVMValueRef rna_int(Lower *L, LLVMValueRef x, int masked)
 {
-    LLVMValueRef u = LLVMBuildBitCast(L->b, x, L->t_i32, "");
-    u = LLVMBuildAnd(L->b, LLVMBuildAdd(L->b, u, c32(L, 0x1000), ""), c32(L, (int32_t)0xFFFFE000u), "");
+    LLVMValueRef u = LLVMBuildAdd(L->b, LLVMBuildBitCast(L->b, x, L->t_i32, ""), c32(L, 0x1000), "");
+    if (masked)
+        u = LLVMBuildAnd(L->b, u, c32(L, (int32_t)0xFFFFE000u), "");
     return LLVMBuildBitCast(L->b, u, L->t_f32, "");
 }
 
 /* wg_split() for n elements at once, out[c][i] = copy c of x[i]. rna and
  * 3xtf32 take a short path when no element is NaN, Inf or so large that
  * rounding overflows (one compare each; 3xtf32: the rests' sum finite, one
- * add each): rounding is then two integer ops
+ * add each): rounding is then two integer ops (one where only the tensor
+ * cores read the result: every copy but 3xtf32's big)
  * and hic = big; otherwise every element takes wg_split()'s guarded path. Both
- * give the same bits where the short path applies. *special (if not NULL):
+ * give the same tensor-core operands (the same bits but for the low 13 of the
+ * unmasked copies) where the short path applies. *special (if not NULL):
  * i1, the guarded path taken (for 3xtf32: some big non-finite, hic not big). */
 void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out[3][16], LLVMValueRef *special)
 {
@@ -294,7 +299,7 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
          * chained its predicates (bench/NOTES.md v41) */
         LLVMValueRef sum[16];
         for (uint32_t i = 0; i < n; i++) {
-            fbig[i] = rna_int(L, x[i]);
+            fbig[i] = rna_int(L, x[i], 1);
             sum[i] = frest[i] = LLVMBuildFSub(b, x[i], fbig[i], "");
         }
         for (uint32_t w = 1; w < n; w *= 2)
@@ -321,9 +326,11 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
     LLVMBuildCondBr(b, any, sbb, fbb);
     LLVMPositionBuilderAtEnd(b, fbb);
     for (uint32_t i = 0; i < n; i++) {
-        fv[0][i] = fbig[i] ? fbig[i] : rna_int(L, x[i]);
+        /* 3xtf32's big also makes the rest (and hic, which x3_spare reads back): masked */
+        fv[0][i] = fbig[i] ? fbig[i] : rna_int(L, x[i], P->copies == 3 || !P->L->o->wgmma_unmasked);
         if (P->copies == 3) {
-            fv[1][i] = rna_int(L, frest[i] ? frest[i] : LLVMBuildFSub(b, x[i], fv[0][i], ""));
+            fv[1][i] = rna_int(L, frest[i] ? frest[i] : LLVMBuildFSub(b, x[i], fv[0][i], ""),
+                               !P->L->o->wgmma_unmasked);
             fv[2][i] = fv[0][i];
         }
     }

@@ -35,6 +35,7 @@ void tc_options_default(TcOptions *o)
     o->role_functions = 1; /* the same kernel speed on the H100, -40% compile on 16 cores (bench/NOTES.md v21, v24) */
     o->wgmma_x3_one_group = 1; /* 3xtf32 +1-4% on the H200 (bench/NOTES.md v25) */
     o->wgmma_x3_rest_test = 1; /* the same bits, a shorter test (bench/NOTES.md v41) */
+    o->wgmma_unmasked = 1;     /* the same tensor-core operands, an instruction less (v41) */
     o->wgmma_preround_a = 1;
     o->wgmma_preround_b = 1;
     o->wgmma_ffma_transpose_b = 1; /* ieee K-major B 0.95-1.0x the row-major kernel on an H100 (bench/NOTES.md v39) */
@@ -88,6 +89,7 @@ static const struct {
     {"wgmma-x3-one-group", offsetof(TcOptions, wgmma_x3_one_group)},
     {"wgmma-x3-halves", offsetof(TcOptions, wgmma_x3_halves)},
     {"wgmma-x3-rest-test", offsetof(TcOptions, wgmma_x3_rest_test)},
+    {"wgmma-unmasked-rounding", offsetof(TcOptions, wgmma_unmasked)},
     {"wgmma-x3-sum2", offsetof(TcOptions, wgmma_x3_sum2)},
     {"wgmma-ffma-transpose-b", offsetof(TcOptions, wgmma_ffma_transpose_b)},
     {"wgmma-preround-a", offsetof(TcOptions, wgmma_preround_a)},
