@@ -110,9 +110,10 @@ typedef struct {
     int wgmma_x3_halves;       /* experimental (-fwgmma-x3-halves; 2-4% slower on an H100, bench/NOTES.md v40):
                                 * 3xtf32's wgmmas as two chains, each on half of the accumulators
                                 * (m64n{BM/2}), issued in turns, not one chain m64n{BM} */
-    int wgmma_x3_rest_test;    /* default on (-fno-wgmma-x3-rest-test: a compare an element): 3xtf32's
-                                * split takes its short path where the sum of the rests x - big is
-                                * finite (lower_wgmma.c, wg_split_batch; the same bits) */
+    int wgmma_x3_rest_test;    /* experimental (-fwgmma-x3-rest-test; 3-7% slower on an H100, bench/NOTES.md
+                                * v41): 3xtf32's split takes its short path where the sum of the rests
+                                * x - big is finite, not by a compare an element (wg_split_batch; the
+                                * same bits) */
     int wgmma_unmasked;        /* default on (-fno-wgmma-unmasked-rounding: masked): the pipelines' RNA
                                 * rounding in integers leaves the low 13 bits of a copy only the tensor
                                 * cores read ((x + 0x1000), not & 0xFFFFE000: they drop those bits

@@ -267,7 +267,7 @@ static LLVMValueRef rna_int(Lower *L, LLVMValueRef x, int masked)
 
 /* wg_split() for n elements at once, out[c][i] = copy c of x[i]. rna and
  * 3xtf32 take a short path when no element is NaN, Inf or so large that
- * rounding overflows (one compare each; 3xtf32: the rests' sum finite, one
+ * rounding overflows (one compare each; -fwgmma-x3-rest-test: the rests' sum finite, one
  * add each): rounding is then two integer ops (one where only the tensor
  * cores read the result: every copy but 3xtf32's big)
  * and hic = big; otherwise every element takes wg_split()'s guarded path. Both
@@ -292,11 +292,12 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
     LLVMTypeRef f = L->t_f32;
     LLVMValueRef any = NULL, fbig[16], frest[16];
     if (P->x3_rest_test) {
-        /* the short path's big and rest = x - big first: rest is Inf or NaN exactly where x takes
-         * the guarded path (x NaN, Inf, or rounding to Inf; checked over all 2^32 inputs), and
-         * |rest| < 2^117, so the sum of the rests is finite exactly when every element takes the
-         * short path: one add an element in a tree of depth log2 n, where a compare an element
-         * chained its predicates (bench/NOTES.md v41) */
+        /* -fwgmma-x3-rest-test (experimental: 3-7% slower on an H100, bench/NOTES.md v41): the
+         * short path's big and rest = x - big first: rest is Inf or NaN exactly where x takes the
+         * guarded path (x NaN, Inf, or rounding to Inf; checked over all 2^32 inputs), and |rest|
+         * < 2^117, so the sum of the rests is finite exactly when every element takes the short
+         * path: one add an element in a tree of depth log2 n, where a compare an element chains
+         * its predicates */
         LLVMValueRef sum[16];
         for (uint32_t i = 0; i < n; i++) {
             fbig[i] = rna_int(L, x[i], 1);

@@ -132,6 +132,9 @@ static int compile_text(const uint8_t *data, size_t size, const char *src, size_
     o.wgmma_tma_store = (h >> 31) & 1;
     o.wgmma_ffma_transpose_b = !(((h * 2654435761u) >> 31) & 1);
     o.wgmma_x3_halves = ((h * 2654435761u) >> 30) & 1;
+    o.wgmma_x3_sum2 = ((h * 2654435761u) >> 29) & 1;
+    o.wgmma_x3_rest_test = ((h * 2654435761u) >> 28) & 1;
+    o.wgmma_unmasked = !(((h * 2654435761u) >> 27) & 1);
     o.wgmma_preround_b = !((h >> 20) & 1);
     o.wgmma_preround_a = !((h >> 23) & 1);
     o.wgmma_serial = (int)((h >> 21) % 3) - 1; /* at -O0 only, never, always */
