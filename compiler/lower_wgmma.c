@@ -332,7 +332,12 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
         if (P->copies == 3) {
             fv[1][i] = rna_int(L, frest[i] ? frest[i] : LLVMBuildFSub(b, x[i], fv[0][i], ""),
                                !P->L->o->wgmma_unmasked);
+            /* hic = big; unmasked, big before its mask: a value of its own, so that where the
+             * guarded path's hic differs from its big (the phis below) the short path needs no
+             * copy of big (ptxas moved 16 registers a stage in the consumers) */
             fv[2][i] = fv[0][i];
+            if (P->L->o->wgmma_unmasked && !fbig[i])
+                fv[2][i] = rna_int(L, x[i], 0);
         }
     }
     LLVMBasicBlockRef fend = LLVMGetInsertBlock(b);
