@@ -117,7 +117,9 @@ typedef struct {
     int wgmma_unmasked;        /* default on (-fno-wgmma-unmasked-rounding: masked): the pipelines' RNA
                                 * rounding in integers leaves the low 13 bits of a copy only the tensor
                                 * cores read ((x + 0x1000), not & 0xFFFFE000: they drop those bits
-                                * themselves, DESIGN.md 5); 3xtf32's big, which makes the rest, masked */
+                                * themselves, DESIGN.md 5); 3xtf32's big, which makes the rest, masked,
+                                * its hic the unmasked value (no copy of big where the paths join);
+                                * 3xtf32 +1-3% on an H100, bench/NOTES.md v41 */
     int wgmma_x3_sum2;         /* experimental (-fwgmma-x3-sum2): 3xtf32's part sums over two stages of
                                 * the swapped product, one RN add into the accumulators every second
                                 * step (its error ~1.5x: 64 products a part sum, not 32) */
