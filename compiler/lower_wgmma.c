@@ -206,6 +206,21 @@ Loop wg_loop_open(Lower *L, const char *name)
     return lp;
 }
 
+LLVMBasicBlockRef wg_if_open(Lower *L, LLVMValueRef cond, const char *name)
+{
+    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
+    LLVMBuildCondBr(L->b, cond, yes, done);
+    LLVMPositionBuilderAtEnd(L->b, yes);
+    return done;
+}
+
+void wg_if_close(Lower *L, LLVMBasicBlockRef done)
+{
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+}
+
 /* Ends the head: into the body while i < n. */
 void wg_loop_test(Lower *L, Loop *lp, LLVMValueRef n)
 {
@@ -254,14 +269,18 @@ void wg_split(Pipe *P, LLVMValueRef x, LLVMValueRef out[3])
 }
 
 /* RNA in integers, exact for |x| below the overflow threshold (DESIGN.md 4:
- * (x + 0x1000) & 0xFFFFE000). Without the mask (masked 0) for a value only a
- * tensor core reads: it reads x & 0xFFFFE000 itself (DESIGN.md 5), so the
- * operand is the same, one instruction less an element. */
-static LLVMValueRef rna_int(Lower *L, LLVMValueRef x, int masked)
+ * (x + 0x1000) & 0xFFFFE000), as its two steps: the add alone serves a value
+ * only a tensor core reads, which reads x & 0xFFFFE000 itself (DESIGN.md 5):
+ * the same operand, one instruction less an element. */
+static LLVMValueRef rna_add(Lower *L, LLVMValueRef x)
 {
     LLVMValueRef u = LLVMBuildAdd(L->b, LLVMBuildBitCast(L->b, x, L->t_i32, ""), c32(L, 0x1000), "");
-    if (masked)
-        u = LLVMBuildAnd(L->b, u, c32(L, (int32_t)0xFFFFE000u), "");
+    return LLVMBuildBitCast(L->b, u, L->t_f32, "");
+}
+
+static LLVMValueRef tf32_mask(Lower *L, LLVMValueRef x)
+{
+    LLVMValueRef u = LLVMBuildAnd(L->b, LLVMBuildBitCast(L->b, x, L->t_i32, ""), c32(L, (int32_t)0xFFFFE000u), "");
     return LLVMBuildBitCast(L->b, u, L->t_f32, "");
 }
 
@@ -300,7 +319,7 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
          * its predicates */
         LLVMValueRef sum[16];
         for (uint32_t i = 0; i < n; i++) {
-            fbig[i] = rna_int(L, x[i], 1);
+            fbig[i] = tf32_mask(L, rna_add(L, x[i]));
             sum[i] = frest[i] = LLVMBuildFSub(b, x[i], fbig[i], "");
         }
         for (uint32_t w = 1; w < n; w *= 2)
@@ -326,18 +345,18 @@ void wg_split_batch(Pipe *P, const LLVMValueRef *x, uint32_t n, LLVMValueRef out
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "rnd.done");
     LLVMBuildCondBr(b, any, sbb, fbb);
     LLVMPositionBuilderAtEnd(b, fbb);
+    int unmasked = P->L->o->wgmma_unmasked;
     for (uint32_t i = 0; i < n; i++) {
+        LLVMValueRef u = fbig[i] ? NULL : rna_add(L, x[i]);
         /* 3xtf32's big also makes the rest (and hic, which x3_spare reads back): masked */
-        fv[0][i] = fbig[i] ? fbig[i] : rna_int(L, x[i], P->copies == 3 || !P->L->o->wgmma_unmasked);
+        fv[0][i] = fbig[i] ? fbig[i] : P->copies == 3 || !unmasked ? tf32_mask(L, u) : u;
         if (P->copies == 3) {
-            fv[1][i] = rna_int(L, frest[i] ? frest[i] : LLVMBuildFSub(b, x[i], fv[0][i], ""),
-                               !P->L->o->wgmma_unmasked);
+            LLVMValueRef small = rna_add(L, frest[i] ? frest[i] : LLVMBuildFSub(b, x[i], fv[0][i], ""));
+            fv[1][i] = unmasked ? small : tf32_mask(L, small);
             /* hic = big; unmasked, big before its mask: a value of its own, so that where the
              * guarded path's hic differs from its big (the phis below) the short path needs no
              * copy of big (ptxas moved 16 registers a stage in the consumers) */
-            fv[2][i] = fv[0][i];
-            if (P->L->o->wgmma_unmasked && !fbig[i])
-                fv[2][i] = rna_int(L, x[i], 0);
+            fv[2][i] = unmasked && u ? u : fv[0][i];
         }
     }
     LLVMBasicBlockRef fend = LLVMGetInsertBlock(b);
@@ -454,6 +473,11 @@ void wg_acc_asm(Lower *L, const char *tmpl, const char *in_cons, LLVMValueRef *a
     sb_free(&c);
 }
 
+LLVMValueRef x3_odd_step(const Pipe *P)
+{
+    return P->x3_sum2 && P->step ? LLVMBuildTrunc(P->L->b, P->step, LLVMInt1TypeInContext(P->L->ctx), "") : NULL;
+}
+
 /* n wgmmas m64 x wn x k8 (tf32), each on per accumulators, in one asm
  * statement on acc (nacc registers), committed as a group. With pending 0
  * the statement waits for every group, so nothing touches the accumulators
@@ -466,7 +490,8 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
                     uint32_t nacc, int pending)
 {
     Lower *L = P->L;
-    uint32_t nin = P->x3_keep ? 2 : 1;
+    LLVMValueRef keep = x3_odd_step(P);
+    uint32_t nin = keep ? 2 : 1;
     for (uint32_t d = 0; d < n; d++)
         nin += w[d].adesc ? 2 : 5;
     LLVMValueRef *in = lw_regs(L, nin);
@@ -476,7 +501,7 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     sb_init(&t);
     sb_init(&c);
     uint32_t o = 2 * nacc, flag = 2 * nacc + nin - 1; /* operand numbers */
-    if (P->x3_keep) /* P0 (the first wgmmas' scale-d) from x3_keep, the operand before the flag */
+    if (keep) /* P0 (the first wgmmas' scale-d) from the step's parity, the operand before the flag */
         sb_printf(&t, "{\n\t.reg .pred P0, P1;\n\tsetp.ne.b32 P1, $%u, 0;\n\tsetp.ne.b32 P0, $%u, 0;\n"
                   "\twgmma.fence.sync.aligned;\n", flag, flag - 1);
     else
@@ -506,9 +531,9 @@ void wg_wgmma_group(Pipe *P, const Wgmma *w, uint32_t n, uint32_t wn, uint32_t p
     if (pending != WG_NO_WAIT)
         sb_printf(&t, "\twgmma.wait_group.sync.aligned %d;\n", pending);
     sb_puts(&t, "\t}");
-    if (P->x3_keep) {
+    if (keep) {
         sb_puts(&c, ",r");
-        in[nin - 2] = P->x3_keep;
+        in[nin - 2] = LLVMBuildZExt(L->b, keep, L->t_i32, "");
     }
     sb_puts(&c, ",r");
     in[nin - 1] = c32(L, 1);

@@ -65,8 +65,6 @@ typedef struct {
     int x3_sum2;          /* swapped 3xtf32, -fwgmma-x3-sum2: the part sums run over two steps (the
                            * loop carries them after the accumulators), added at odd steps and the last */
     LLVMValueRef step;    /* the consumers' step in this program (i32), while a stage is emitted */
-    LLVMValueRef x3_keep; /* i32 or NULL: nonzero where a group's first wgmmas add to their
-                           * accumulators instead of starting from zero (x3_sum2's odd steps) */
     int ffma;             /* ieee: the consumers compute with fp32 FMAs (lower_wgmma_ffma.c) */
     int ss;               /* f16/bf16: both wgmma operands from shared memory (lower_wgmma_ss.c) */
     int bk;               /* swapped, B K-major: B's tile copied (and rounded) as A's; kss, bkf or bt */
@@ -169,6 +167,14 @@ void wg_bar_wait(Lower *L, LLVMValueRef addr, LLVMValueRef parity);
  * ring: parity (t / S) & 1. empty[] (prior_round) waits for the release of
  * step t - S, the round before: a fresh barrier lets the first S steps by. */
 LLVMValueRef wg_wait_step(Pipe *P, LLVMValueRef arr32, LLVMValueRef t, int prior_round);
+/* x3_sum2, while a consumer stage is emitted: i1, the step is odd (its
+ * group's first wgmmas add to the part sums of the step before, and the
+ * part sums go into the accumulators after it); else NULL. */
+LLVMValueRef x3_odd_step(const Pipe *P);
+/* Opens `if (cond)` (a block named name); returns the block wg_if_close()
+ * ends it in and continues from. */
+LLVMBasicBlockRef wg_if_open(Lower *L, LLVMValueRef cond, const char *name);
+void wg_if_close(Lower *L, LLVMBasicBlockRef done);
 /* A counted loop (Loop above). */
 Loop wg_loop_open(Lower *L, const char *name);
 void wg_loop_test(Lower *L, Loop *lp, LLVMValueRef n);

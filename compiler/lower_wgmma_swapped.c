@@ -107,22 +107,6 @@ static void copy_elems(Lower *L, const Access *x, LLVMValueRef row, LLVMValueRef
     wg_loop_close(L, &lp);
 }
 
-/* Opens `if (cond)`; returns the block to close it with if_close(). */
-static LLVMBasicBlockRef if_open(Lower *L, LLVMValueRef cond, const char *name)
-{
-    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
-    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "");
-    LLVMBuildCondBr(L->b, cond, yes, done);
-    LLVMPositionBuilderAtEnd(L->b, yes);
-    return done;
-}
-
-static void if_close(Lower *L, LLVMBasicBlockRef done)
-{
-    LLVMBuildBr(L->b, done);
-    LLVMPositionBuilderAtEnd(L->b, done);
-}
-
 /* [n / 32][k][chunk (n % 32 / 4) ^ (k % 8)][n % 4]: 32-column panels under
  * the 128-byte swizzle (b128's B, an M-major f32 A^T) */
 static LLVMValueRef panel128_offset(Lower *L, LLVMValueRef k, LLVMValueRef n)
@@ -243,7 +227,7 @@ static void b_panel_copies(Pipe *P, const Access *xb, LLVMValueRef k, LLVMValueR
     fb = LLVMBuildAnd(b, fb, LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, k, c64(L, BK), ""), xb->d0, ""), "");
     LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "b.done");
     for (int whole = 1; whole >= 0; whole--) {
-        LLVMBasicBlockRef done = whole ? if_open(L, fb, "b.whole") : NULL;
+        LLVMBasicBlockRef done = whole ? wg_if_open(L, fb, "b.whole") : NULL;
         if (!whole && P->unaligned && !a_panels)
             b_unaligned(P, xb, k, lt, bbase, join);
         Loop lc = wg_loop_open(L, whole ? "b.chunk" : "b.edge");
@@ -399,7 +383,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
      * over the lanes */
     LLVMValueRef sh[4] = {c32(L, -1), LLVMBuildLShr(b, lt, c32(L, 5), ""), c32(L, 0), c32(L, 31)};
     LLVMValueRef w = lw_call(L, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, sh, 4);
-    LLVMBasicBlockRef one = if_open(L, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lt, c32(L, 31), ""), c32(L, 0), ""),
+    LLVMBasicBlockRef one = wg_if_open(L, LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, lt, c32(L, 31), ""), c32(L, 0), ""),
                                     "b.bulk");
     LLVMValueRef r0 = LLVMBuildAdd(b, k, LLVMBuildZExt(b, LLVMBuildShl(b, w, c32(L, 3), ""), L->t_i64, ""), "");
     LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, r0, xb->s0, ""), xb->i1, "");
@@ -417,7 +401,7 @@ static void swp_issue(Pipe *P, const Access *xa, const Access *xb, const ACopy *
         lw_asm(L, void_t(L), "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];",
                "r,l,r,r,~{memory}", a, 4, SE);
     }
-    if_close(L, one);
+    wg_if_close(L, one);
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, ebb);
     if (P->unaligned)
@@ -485,7 +469,7 @@ static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, L
            "setp.eq.u32 p, lane, 0;\n\t@p st.shared.u8 [$1], v;\n\tbar.sync 2, 128;\n\t}",
            "r,r,~{memory}", in, 2, SEC);
     LLVMValueRef flag = lw_asm(L, L->t_i32, "ld.shared.u32 $0, [$1];", "=r,r,~{memory}", &fa, 1, SE);
-    LLVMBasicBlockRef done = if_open(L, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), "x3.hic");
+    LLVMBasicBlockRef done = wg_if_open(L, LLVMBuildICmp(b, LLVMIntNE, flag, c32(L, 0), ""), "x3.hic");
     /* step j - 1 released, so every step before it (the consumers release in order) */
     wg_wait_step(P, P->empty32, LLVMBuildAdd(b, j, c32(L, P->stages - 1), ""), 1);
     /* from a chunk of the stage to its place in the spare tile (just past the ring) */
@@ -501,7 +485,7 @@ static void x3_spare(Pipe *P, LLVMValueRef j, LLVMValueRef s, LLVMValueRef lt, L
         }
         wg_st_shared_v4(L, P->ring, LLVMBuildAdd(b, off, spare_off, ""), e);
     }
-    if_close(L, done);
+    wg_if_close(L, done);
 }
 
 /* A thread's `chunks` 16-byte chunks of a stage's tile, WARPGROUP * 16
@@ -540,7 +524,7 @@ static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, i
         LLVMValueRef g = LLVMBuildAdd(b, w, c32(L, g0), ""), special0 = special;
         LLVMBasicBlockRef before = LLVMGetInsertBlock(b);
         LLVMBasicBlockRef done = g0 + WARPGROUP / 32 > P->bm / 32 /* (BM 64: warps 2 and 3 have none) */
-                                     ? if_open(L, LLVMBuildICmp(b, LLVMIntULT, g, c32(L, P->bm / 32), ""), "am.panel")
+                                     ? wg_if_open(L, LLVMBuildICmp(b, LLVMIntULT, g, c32(L, P->bm / 32), ""), "am.panel")
                                      : NULL;
         LLVMValueRef pbase = LLVMBuildAdd(b, sbase, LLVMBuildMul(b, g, c32(L, BK * 128), ""), "");
         LLVMValueRef v[BK];
@@ -568,7 +552,7 @@ static LLVMValueRef am_transpose(Pipe *P, LLVMValueRef sbase, LLVMValueRef lt, i
         }
         if (done) {
             LLVMBasicBlockRef last = LLVMGetInsertBlock(b);
-            if_close(L, done);
+            wg_if_close(L, done);
             LLVMValueRef phi = LLVMBuildPhi(b, LLVMInt1TypeInContext(L->ctx), "");
             LLVMValueRef in[2] = {special0, special};
             LLVMBasicBlockRef from[2] = {before, last};
@@ -596,7 +580,7 @@ static void bt_transpose(Pipe *P, LLVMValueRef base, LLVMValueRef lt)
     for (uint32_t g0 = 0; g0 < P->bn / 32; g0 += WARPGROUP / 32) {
         LLVMValueRef g = LLVMBuildAdd(b, w, c32(L, g0), "");
         LLVMBasicBlockRef done = g0 + WARPGROUP / 32 > P->bn / 32 /* (BN 64: warps 2 and 3 have none) */
-                                     ? if_open(L, LLVMBuildICmp(b, LLVMIntULT, g, c32(L, P->bn / 32), ""), "bt.panel")
+                                     ? wg_if_open(L, LLVMBuildICmp(b, LLVMIntULT, g, c32(L, P->bn / 32), ""), "bt.panel")
                                      : NULL;
         LLVMValueRef n = LLVMBuildAdd(b, LLVMBuildShl(b, g, c32(L, 5), ""), lane, ""); /* the lane's column of B */
         LLVMValueRef v[BK];
@@ -609,7 +593,7 @@ static void bt_transpose(Pipe *P, LLVMValueRef base, LLVMValueRef lt)
             LLVMBuildStore(b, v[k], LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), P->ring, &off, 1, ""));
         }
         if (done)
-            if_close(L, done);
+            wg_if_close(L, done);
     }
 }
 
@@ -637,7 +621,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
                              P->prec == PREC_3XTF32 || P->prec == PREC_TF32_RNE || (P->prec == PREC_TF32_RNA && !P->a_ready))
               : NULL;
     LLVMBasicBlockRef rounded = P->tma && !P->direct && P->prec == PREC_TF32_RNE && !rne_by_tma
-                                    ? if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
+                                    ? wg_if_open(L, LLVMBuildNot(b, P->use_tma, ""), "round")
                                     : NULL;
     if (!P->am)
         special = swp_round_tile(P, off0, chunks, P->bm * ROW_BYTES);
@@ -662,7 +646,7 @@ static void swp_transform(Pipe *P, LLVMValueRef j, LLVMValueRef lt)
         }
     }
     if (rounded)
-        if_close(L, rounded);
+        wg_if_close(L, rounded);
     /* the tensor cores read A through the async proxy (and the bulk copies
      * that will overwrite B are async-proxy writes) */
     lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
@@ -762,7 +746,7 @@ static void swp_issuing_steps(Pipe *P, const Access *xa, const Access *xb, const
         /* P->direct: nothing to finish (the consumers wait on landed[]) */
         int twork = P->direct ? work & DO_ISSUE : work;
         if (twork == DO_ISSUE) { /* the copier warpgroup: its first thread alone */
-            LLVMBasicBlockRef rest = if_open(L, LLVMBuildICmp(b, LLVMIntNE, lt, c32(L, 0), ""), "prod.idle");
+            LLVMBasicBlockRef rest = wg_if_open(L, LLVMBuildICmp(b, LLVMIntNE, lt, c32(L, 0), ""), "prod.idle");
             wg_producer_exit(L);
             LLVMPositionBuilderAtEnd(b, rest);
         }
@@ -823,7 +807,7 @@ void swapped_producer(Pipe *P, const Access *xa, const Access *xb)
         LLVMPositionBuilderAtEnd(b, fbb);
         if (P->direct) { /* under TMA the rounder has nothing to do: left waiting on landed[], it
                           * would wait past the last step for a phase no copy completes */
-            LLVMBasicBlockRef rest = if_open(L, P->use_tma, "prod.nothing");
+            LLVMBasicBlockRef rest = wg_if_open(L, P->use_tma, "prod.nothing");
             wg_producer_exit(L);
             LLVMPositionBuilderAtEnd(b, rest);
         }
@@ -988,7 +972,6 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
     LLVMValueRef *part = acc;
     if (P->x3_sum2) { /* the part sums the loop carries after acc: from zero at even steps */
         part = acc + nacc;
-        P->x3_keep = LLVMBuildZExt(b, LLVMBuildTrunc(b, P->step, LLVMInt1TypeInContext(L->ctx), ""), L->t_i32, "");
     } else if (P->copies == 3) { /* this stage's products apart, then one RN add (as transposed_stage) */
         part = lw_regs(L, nacc);
         if (!part)
@@ -1028,19 +1011,18 @@ void swapped_stage(Pipe *P, LLVMValueRef s, LLVMValueRef soff, LLVMValueRef *acc
             swp_round_frags(P, raw[r], r, kg, f);
         }
     }
-    P->x3_keep = NULL;
     if (P->x3_sum2) { /* added at odd steps and the last: a branch, not 64 selects */
-        LLVMValueRef odd = LLVMBuildTrunc(b, P->step, LLVMInt1TypeInContext(L->ctx), "");
+        LLVMValueRef odd = x3_odd_step(P);
         LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, P->step, LLVMBuildSub(b, P->nsteps, c32(L, 1), ""), "");
         LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
-        LLVMBasicBlockRef done = if_open(L, LLVMBuildOr(b, odd, last, ""), "x3.add");
+        LLVMBasicBlockRef done = wg_if_open(L, LLVMBuildOr(b, odd, last, ""), "x3.add");
         LLVMValueRef *sum = lw_regs(L, nacc);
         if (!sum)
             return;
         for (uint32_t r = 0; r < nacc; r++)
             sum[r] = LLVMBuildFAdd(b, acc[r], part[r], "");
         LLVMBasicBlockRef added = LLVMGetInsertBlock(b);
-        if_close(L, done);
+        wg_if_close(L, done);
         for (uint32_t r = 0; r < nacc; r++) {
             LLVMValueRef phi = LLVMBuildPhi(b, L->t_f32, "");
             LLVMValueRef v[2] = {sum[r], acc[r]};

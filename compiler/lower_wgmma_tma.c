@@ -628,18 +628,10 @@ void wg_tma_store(Lower *L, uint32_t i)
         }
         /* the band's shared stores seen by the TMA (the async proxy; not needed where the
          * consumers store the band themselves), then by the issuer */
-        LLVMBasicBlockRef fenced = NULL;
-        if (use) {
-            LLVMBasicBlockRef fence = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.fence");
-            fenced = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.fenced");
-            LLVMBuildCondBr(b, use, fence, fenced);
-            LLVMPositionBuilderAtEnd(b, fence);
-        }
+        LLVMBasicBlockRef fenced = use ? wg_if_open(L, use, "store.tma.fence") : NULL;
         lw_asm(L, void_t(L), "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, SE);
-        if (fenced) {
-            LLVMBuildBr(b, fenced);
-            LLVMPositionBuilderAtEnd(b, fenced);
-        }
+        if (fenced)
+            wg_if_close(L, fenced);
         lw_barrier(L);
         LLVMBasicBlockRef issue = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.issue");
         LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "store.tma.band");

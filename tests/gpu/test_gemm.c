@@ -92,7 +92,24 @@ static double tolerance(const Config *c, int K)
     return acc; /* ieee, and exact f16/bf16 products */
 }
 
-static int precision_wanted(const char *precision);
+/* TILEC_TEST_PRECISION (e.g. "3xtf32", or "tf32-rna,3xtf32"): the cases of
+ * those precisions alone, the others neither compiled nor run (a change to
+ * one mode, checked on the interpreter in minutes). Unset or empty: all. */
+static int precision_wanted(const char *precision)
+{
+    const char *w = getenv("TILEC_TEST_PRECISION");
+    if (!w || !w[0])
+        return 1;
+    size_t n = strlen(precision);
+    for (const char *p = w; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, precision, n))
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 static void run_case(tilecRuntime rt, tilecModule mod, const Config *c, const Shape *s, uint64_t seed)
 {
     if (!precision_wanted(c->precision))
@@ -276,24 +293,6 @@ static const char *offset_src =
     "  }\n"
     "  store %acc, %vc[%m0, %n0]\n"
     "}\n";
-
-/* TILEC_TEST_PRECISION (e.g. "3xtf32", or "tf32-rna,3xtf32"): the cases of
- * those precisions alone, the others neither compiled nor run (a change to
- * one mode, checked on the interpreter in minutes). Unset or empty: all. */
-static int precision_wanted(const char *precision)
-{
-    const char *w = getenv("TILEC_TEST_PRECISION");
-    if (!w || !w[0])
-        return 1;
-    size_t n = strlen(precision);
-    for (const char *p = w; *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, precision, n))
-            return 1;
-        p += len + (p[len] == ',');
-    }
-    return 0;
-}
 
 /* Loads src with --precision and --arch of c, plus TILEC_TEST_COPT's
  * options (space-separated, up to four); NULL for a precision not wanted
@@ -794,6 +793,14 @@ static void run_random_config(tilecRuntime rt, uint64_t *st, uint64_t seed)
     tilecModuleUnload(&mod);
 }
 
+/* Closes the runtime; the verdict and the exit status. */
+static int finish(tilecRuntime *rt)
+{
+    gpu_close(rt);
+    printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
+
 int main(void)
 {
     const char *cl = getenv("TILEC_TEST_CLUSTER"); /* experimental: until it has run, a hang must not stop the rest */
@@ -818,22 +825,16 @@ int main(void)
         printf("random configurations from seed %llu (TILEC_TEST_SEED repeats them)\n", (unsigned long long)st);
         for (int i = 0; i < atoi(rc); i++)
             run_random_config(rt, &st, seed + 8 * (uint64_t)i);
-        gpu_close(&rt);
-        printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
-        return failures ? 1 : 0;
+        return finish(&rt);
     }
     if (cl && !strcmp(cl, "only")) { /* those cases alone */
         run_cluster_cases(rt, seed);
-        gpu_close(&rt);
-        printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
-        return failures ? 1 : 0;
+        return finish(&rt);
     }
     const char *ts = getenv("TILEC_TEST_TMA_STORE");
     if (ts && !strcmp(ts, "only")) { /* those cases alone */
         run_tma_store_cases(rt, seed);
-        gpu_close(&rt);
-        printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
-        return failures ? 1 : 0;
+        return finish(&rt);
     }
     for (size_t a = 0; a < 2; a++)
         for (size_t p = 0; p < 5; p++) {
@@ -1037,7 +1038,5 @@ int main(void)
         run_case(rt, mod, &c, &s, seed++);
         tilecModuleUnload(&mod);
     }
-    gpu_close(&rt);
-    printf("%s: %d failing case(s)\n", failures ? "FAIL" : "PASS", failures);
-    return failures ? 1 : 0;
+    return finish(&rt);
 }
