@@ -84,18 +84,34 @@ tilecModule gpu_load(tilecRuntime rt, const char *src, const char *name, int nop
     return m;
 }
 
+int gpu_copts(char *buf, size_t size, const char *extra, const char **all, int max)
+{
+    const char *env = getenv("TILEC_TEST_COPT");
+    if ((size_t)snprintf(buf, size, "%s %s", env ? env : "", extra ? extra : "") >= size) {
+        printf("FAIL: TILEC_TEST_COPT and the test's options do not fit %zu bytes\n", size);
+        exit(1);
+    }
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (n == max) {
+            printf("FAIL: more than %d options in TILEC_TEST_COPT and the test's own\n", max);
+            exit(1);
+        }
+        all[n++] = tok;
+    }
+    return n;
+}
+
 tilecModule gpu_load_copts(tilecRuntime rt, const char *src, const char *name, int nopts, const char *const *opts,
                            const char *extra)
 {
     char buf[512];
-    const char *env = getenv("TILEC_TEST_COPT");
-    snprintf(buf, sizeof buf, "%s %s", env ? env : "", extra ? extra : "");
-    const char *all[8];
+    const char *all[GPU_MAX_COPTS + 2];
     int n = 0;
     for (; n < nopts && n < 2; n++)
         all[n] = opts[n];
-    for (char *tok = strtok(buf, " "); tok && n < 8; tok = strtok(NULL, " "))
-        all[n++] = tok;
+    n += gpu_copts(buf, sizeof buf, extra, all + n, GPU_MAX_COPTS);
     return gpu_load(rt, src, name, n, all);
 }
 

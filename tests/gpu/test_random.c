@@ -27,8 +27,9 @@
  * Environment: TILEC_RANDOM_N kernels (default 400; 150 with
  * TILEC_GPU_QUICK), TILEC_TEST_SEED the first seed (default: the clock,
  * printed), TILEC_RANDOM_FILE a .tir file of the generator's signature to
- * run instead, TILEC_TEST_COPT one more compile option, TILEC_TEST_LOAD=source
- * the JIT's path (tilecModuleLoadSource and its defaults).
+ * run instead, TILEC_TEST_COPT more compile options (space-separated),
+ * TILEC_TEST_LOAD=source the JIT's path (tilecModuleLoadSource and its
+ * defaults).
  */
 #include "gpu_common.h"
 #include "compiler/compiler.h"
@@ -190,8 +191,9 @@ static int cpu_run(const char *src, void **args, int *invalid)
  * (counted), exits the test on any other refusal. */
 static tilecModule compile(tilecRuntime rt, const char *src, const char *arch, uint64_t seed)
 {
-    const char *opts[2] = {arch, getenv("TILEC_TEST_COPT")};
-    int nopts = opts[1] && opts[1][0] ? 2 : 1;
+    char buf[512];
+    const char *opts[1 + GPU_MAX_COPTS] = {arch};
+    int nopts = 1 + gpu_copts(buf, sizeof buf, NULL, opts + 1, GPU_MAX_COPTS);
     tilecProgram p = NULL;
     tilecModule m = NULL;
     const char *log = "", *how = getenv("TILEC_TEST_LOAD");
