@@ -324,6 +324,8 @@ typedef struct {
                                                                * on several threads at once) */
     double ms_entries;   /* the entry points' stage as it took, start to end (compiler/entries.c) */
     unsigned nentries, threads; /* the PTX entry points, and the threads that compiled them */
+    char *unit_times;    /* a line per unit compiled on its own (an entry point, or a part of one), its
+                          * stage times: on enough CPUs the longest sets ms_entries (NULL: none ran) */
 } TcResult;
 
 /* Milliseconds on the monotonic clock: the stage times above, ptxas's time limit. */
@@ -454,6 +456,7 @@ typedef struct {
     double ms_lower, ms_opt, ms_codegen;
     double ms_entries;          /* tc_lower: its time, start to end */
     unsigned nentries, threads; /* tc_lower: entry points compiled, on so many threads */
+    char *unit_times;           /* tc_lower: TcResult.unit_times */
 } TcLowered;
 int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d);
 

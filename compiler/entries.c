@@ -284,12 +284,24 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
         if (x->rc != 0)
             rc = -1;
     }
+    StrBuf units;
+    sb_init(&units);
     for (uint32_t i = 0; i < n; i++) {
         keep[i] = keep[e[i].main];
         out->ms_lower += e[i].out.ms_lower;
         out->ms_opt += e[i].out.ms_opt;
         out->ms_codegen += e[i].out.ms_codegen;
+        if (e[i].kernel < m->nkernels)
+            sb_printf(&units, "@%s%s%s: lower %.3f ms, optimize %.3f ms, codegen %.3f ms\n",
+                      tir_str(m, m->kernels[e[i].kernel].name), e[i].rounded ? TC_ROUNDED_SUFFIX : "",
+                      e[i].part == TC_PART_PRODUCERS ? " (its producers)"
+                      : e[i].part == TC_PART_MAIN    ? " (without its producers)"
+                                                     : "",
+                      e[i].out.ms_lower, e[i].out.ms_opt, e[i].out.ms_codegen);
     }
+    out->unit_times = units.oom ? NULL : sb_take(&units); /* only --time reads it */
+    if (units.oom)
+        sb_free(&units);
     if (m->nkernels) {
         for (uint32_t i = 0; i < n; i++)
             if (!e[i].rounded && e[i].part != TC_PART_PRODUCERS)

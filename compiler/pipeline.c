@@ -127,6 +127,7 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     out->ms_entries = low.ms_entries;
     out->nentries = low.nentries;
     out->threads = low.threads;
+    out->unit_times = low.unit_times;
     if (lrc != 0 || d.nerrors)
         goto done;
     rc = 0;
@@ -151,6 +152,7 @@ void tc_result_free(TcResult *r)
     free(r->tir_passes);
     free(r->llvm_ir);
     free(r->ptx);
+    free(r->unit_times);
     for (unsigned i = 0; i < r->nkernels; i++) {
         free(r->kernels[i].name);
         free(r->kernels[i].params);

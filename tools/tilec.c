@@ -185,7 +185,9 @@ static const char usage[] =
     "                       0: one per CPU, at most 8); the output is the same\n"
     "  --no-verify          skip the IR verifier between passes\n"
     "  --time               print the time of each stage to standard error (lower,\n"
-    "                       optimize, codegen: summed over the entry points)\n"
+    "                       optimize, codegen: summed over the entry points), then\n"
+    "                       each unit's (an entry point or its producers, compiled\n"
+    "                       on a thread of its own: the longest bounds the whole)\n"
     "  --remarks            say on standard error which wgmma pipeline each kernel's\n"
     "                       GEMM loop took (precision, stages), or why it stays with\n"
     "                       the generic lowering\n"
@@ -318,6 +320,12 @@ int main(int argc, char **argv)
                 res.ms_parse, res.ms_passes, res.nentries, res.nentries == 1 ? "" : "s", res.threads,
                 res.threads == 1 ? "" : "s", res.ms_entries, res.ms_lower, res.ms_opt, res.ms_codegen,
                 rc ? "; the compile failed: a stage it did not reach shows 0" : "");
+    if (show_time && res.unit_times && res.nentries) /* each unit compiled on its own, on its thread */
+        for (const char *u = res.unit_times; *u;) {
+            size_t len = strcspn(u, "\n");
+            fprintf(stderr, "tilec:   %.*s\n", (int)len, u);
+            u += len + (u[len] == '\n');
+        }
 
     int status = 0;
     const char *text = NULL;
