@@ -326,6 +326,7 @@ START_TEST(llvm_error_is_a_diagnostic)
                   "log: %s", d.log.data ? d.log.data : "");
     free(low.llvm_ir);
     free(low.ptx);
+    free(low.unit_times);
     for (unsigned i = 0; i < low.nkernels; i++) {
         free(low.kernels[i].name);
         free(low.kernels[i].params);
