@@ -1,4 +1,4 @@
-# Session 39, call 1 (an H200 if one comes; else the same on what comes): the full benchmark with
+# Session 39, call 1 (not run: no H200 came; an H200 if one comes, else the same on what comes): the full benchmark with
 # cuBLAS and Triton in the same run (session 37's notrun_go4.sh, second half), for BENCHMARKS.md.
 . bench/device/env.sh
 S=$SECONDS; R=$OUT
