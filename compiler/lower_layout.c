@@ -235,17 +235,29 @@ static void guarded_store(Lower *L, LLVMValueRef cond, LLVMValueRef val, LLVMVal
     LLVMPositionBuilderAtEnd(L->b, next);
 }
 
+/* The address of a thread's element (row0 + dr, col0 + dc) of a shared
+ * array of pitch ld: one base, row0 * ld + col0, made once, plus a constant
+ * an element, which ISel folds into each access. Written as (row0 + dr) * ld
+ * + col0 + dc an element, the i32 sums reach the GEPs through sext, which
+ * NVPTX's straight-line passes rewrite element by element (Nary
+ * reassociation: 70% of the codegen of a 128x128x128 dot, bench/NOTES.md
+ * v42). */
+static LLVMValueRef smem_base(Lower *L, LLVMValueRef base, TirElem e, LLVMValueRef row0, uint32_t ld, LLVMValueRef col0)
+{
+    LLVMValueRef idx = row0 ? LLVMBuildMul(L->b, row0, lw_const_i32(L, ld), "") : NULL;
+    idx = idx && col0 ? LLVMBuildAdd(L->b, idx, col0, "") : idx ? idx : col0;
+    return idx ? smem_addr(L, base, e, idx) : base;
+}
+
 void smem_store_tile(Lower *L, LLVMValueRef base, uint32_t ld, LLVMValueRef *regs, const Layout *l, TirElem e)
 {
     LLVMValueRef row0 = layout_base_row(L, l), col0 = layout_base_col(L, l);
     LLVMValueRef own = layout_owns(L, l, 0, row0);
+    LLVMValueRef at = smem_base(L, base, e, row0, ld, col0);
     for (uint32_t r = 0; r < layout_nregs(l); r++) {
         uint32_t dr, dc;
         layout_offset(l, r, &dr, &dc);
-        LLVMValueRef row = LLVMBuildAdd(L->b, row0, lw_const_i32(L, dr), "");
-        LLVMValueRef col = LLVMBuildAdd(L->b, col0, lw_const_i32(L, dc), "");
-        LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, "");
-        guarded_store(L, own, regs[r], smem_addr(L, base, e, idx));
+        guarded_store(L, own, regs[r], smem_addr(L, at, e, lw_const_i32(L, dr * ld + dc)));
     }
 }
 
@@ -260,15 +272,23 @@ static LLVMValueRef *smem_load_tile(Lower *L, LLVMValueRef base, uint32_t ld, ui
     if (!regs)
         return NULL;
     LLVMValueRef row0 = layout_base_row(L, to), col0 = layout_base_col(L, to);
+    int wrap = srows != 1 && to->tr > to->rows; /* replicated rows: row % srows stays inside the array */
+    /* a broadcast's row or column is 0: left out of the base and the constants */
+    LLVMValueRef at = wrap ? NULL : smem_base(L, base, e, srows == 1 ? NULL : row0, ld, scols == 1 ? NULL : col0);
     for (uint32_t r = 0; r < n; r++) {
         uint32_t dr, dc;
         layout_offset(to, r, &dr, &dc);
-        LLVMValueRef row = srows == 1 ? lw_const_i32(L, 0) : LLVMBuildAdd(L->b, row0, lw_const_i32(L, dr), "");
-        LLVMValueRef col = scols == 1 ? lw_const_i32(L, 0) : LLVMBuildAdd(L->b, col0, lw_const_i32(L, dc), "");
-        if (srows != 1 && to->tr > to->rows) /* replicated rows: stay inside the array */
-            row = LLVMBuildURem(L->b, row, lw_const_i32(L, srows), "");
-        LLVMValueRef idx = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, "");
-        regs[r] = LLVMBuildLoad2(L->b, lw_elem_type(L, e), smem_addr(L, base, e, idx), "");
+        dr = srows == 1 ? 0 : dr;
+        dc = scols == 1 ? 0 : dc;
+        LLVMValueRef addr;
+        if (wrap) {
+            LLVMValueRef row = LLVMBuildURem(L->b, LLVMBuildAdd(L->b, row0, lw_const_i32(L, dr), ""),
+                                             lw_const_i32(L, srows), "");
+            LLVMValueRef col = scols == 1 ? lw_const_i32(L, 0) : LLVMBuildAdd(L->b, col0, lw_const_i32(L, dc), "");
+            addr = smem_addr(L, base, e, LLVMBuildAdd(L->b, LLVMBuildMul(L->b, row, lw_const_i32(L, ld), ""), col, ""));
+        } else
+            addr = smem_addr(L, at, e, lw_const_i32(L, dr * ld + dc));
+        regs[r] = LLVMBuildLoad2(L->b, lw_elem_type(L, e), addr, "");
     }
     return regs;
 }

@@ -13,7 +13,7 @@
  * is written, nothing outside C is.
  * TILEC_GPU_QUICK=1 runs the small shapes only (for compute-sanitizer);
  * TILEC_TEST_COPT="OPT ..." compiles every kernel with more options (up to
- * four, space-separated); TILEC_TEST_LOAD=source loads them through
+ * GPU_MAX_COPTS, space-separated); TILEC_TEST_LOAD=source loads them through
  * tilecModuleLoadSource (the JIT's TMA-only kernels, and the kernel as
  * asked for where a launch leaves a view unstaged: run_staged_cases checks
  * that one did); TILEC_TEST_CLUSTER=1 adds the experimental
