@@ -90,12 +90,26 @@ static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
 /* Per-row and per-column parts of element addresses: a thread's registers
  * share few distinct rows and columns, so bounds checks, clamps and the
  * stride multiplications are done once per row and once per column (and
- * for the checked stores, a row's address and a column's byte offset). */
+ * for the checked stores, a row's address and a column's byte offset).
+ * Unclamped, a row's or column's offset is the thread's first one plus
+ * delta * stride (first: (origin + base) * stride, made once), so that with
+ * a constant stride the offsets differ by constants: as (origin + base +
+ * delta) * stride each, NVPTX's Nary reassociation rewrote every address
+ * (bench/NOTES.md v42). */
 typedef struct {
     uint32_t key[2][64];
     LLVMValueRef ok[2][64], off[2][64], at[2][64];
+    LLVMValueRef first[2], first_at[2]; /* first_at: the checked stores' first row address, column bytes */
     uint32_t n[2];
 } Coords;
+
+/* The thread's first row's (axis 0) or column's offset, (origin + base) * stride. */
+static LLVMValueRef first_of(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef base)
+{
+    if (!c->first[axis])
+        c->first[axis] = LLVMBuildMul(L->b, LLVMBuildAdd(L->b, axis ? x->i1 : x->i0, base, ""), axis ? x->s1 : x->s0, "");
+    return c->first[axis];
+}
 
 /* axis 0: rows (d0, s0), axis 1: columns (d1, s1); returns the entry's
  * index in c, or -1 where c is full */
@@ -111,7 +125,10 @@ static int coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef ba
     LLVMValueRef origin = axis ? x->i1 : x->i0, d = axis ? x->d1 : x->d0, s = axis ? x->s1 : x->s0;
     LLVMValueRef g = LLVMBuildAdd(L->b, origin, LLVMBuildAdd(L->b, base, lw_const_i64(L, delta), ""), "");
     *ok = lw_in_range(L, g, d);
-    *off = LLVMBuildMul(L->b, clamped ? clamp(L, g, d) : g, s, "");
+    if (clamped)
+        *off = LLVMBuildMul(L->b, clamp(L, g, d), s, "");
+    else
+        *off = LLVMBuildAdd(L->b, first_of(L, c, x, axis, base), LLVMBuildMul(L->b, lw_const_i64(L, delta), s, ""), "");
     if (c->n[axis] == 64)
         return -1;
     uint32_t k = c->n[axis]++;
@@ -134,12 +151,17 @@ static void store_coord(Lower *L, Coords *c, const Access *x, TirElem e, int axi
         *at = c->at[axis][k];
         return;
     }
-    *at = LLVMBuildMul(L->b, off, lw_const_i64(L, tir_elem_bits(e) / 8), "");
-    if (axis == 0) {
-        *at = LLVMBuildAdd(L->b, LLVMBuildPtrToInt(L->b, x->base, L->t_i64, ""), *at, "");
-        if (own)
-            *ok = LLVMBuildAnd(L->b, *ok, own, "");
+    /* not off * esize: the first row's address (column's bytes) plus delta's, the constant last */
+    LLVMValueRef esize = lw_const_i64(L, tir_elem_bits(e) / 8), s = axis ? x->s1 : x->s0;
+    if (!c->first_at[axis]) {
+        c->first_at[axis] = LLVMBuildMul(L->b, first_of(L, c, x, axis, base), esize, "");
+        if (axis == 0)
+            c->first_at[axis] = LLVMBuildAdd(L->b, LLVMBuildPtrToInt(L->b, x->base, L->t_i64, ""), c->first_at[axis], "");
     }
+    *at = LLVMBuildAdd(L->b, c->first_at[axis],
+                       LLVMBuildMul(L->b, LLVMBuildMul(L->b, lw_const_i64(L, delta), s, ""), esize, ""), "");
+    if (axis == 0 && own)
+        *ok = LLVMBuildAnd(L->b, *ok, own, "");
     if (k >= 0) {
         c->ok[axis][k] = *ok;
         c->at[axis][k] = *at;
