@@ -325,7 +325,8 @@ typedef struct {
     double ms_entries;   /* the entry points' stage as it took, start to end (compiler/entries.c) */
     unsigned nentries, threads; /* the PTX entry points, and the threads that compiled them */
     char *unit_times;    /* a line per unit compiled on its own (an entry point, or a part of one), its
-                          * stage times: on enough CPUs the longest sets ms_entries (NULL: none ran) */
+                          * stage times: on enough CPUs the longest sets ms_entries (NULL: not reached,
+                          * or out of memory) */
 } TcResult;
 
 /* Milliseconds on the monotonic clock: the stage times above, ptxas's time limit. */

@@ -299,7 +299,7 @@ int tc_lower(const TirModule *m, const TcOptions *o, TcLowered *out, Diag *d)
                                                      : "",
                       e[i].out.ms_lower, e[i].out.ms_opt, e[i].out.ms_codegen);
     }
-    out->unit_times = units.oom ? NULL : sb_take(&units); /* only --time reads it */
+    out->unit_times = units.oom ? NULL : sb_take(&units); /* for --time: a few lines a compile */
     if (units.oom)
         sb_free(&units);
     if (m->nkernels) {

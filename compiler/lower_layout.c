@@ -241,7 +241,8 @@ static void guarded_store(Lower *L, LLVMValueRef cond, LLVMValueRef val, LLVMVal
  * + col0 + dc an element, the i32 sums reach the GEPs through sext, which
  * NVPTX's straight-line passes rewrite element by element (Nary
  * reassociation: 70% of the codegen of a 128x128x128 dot, bench/NOTES.md
- * v42). */
+ * v42). A pointer for LLVM's loads and stores; smem_at() below makes the
+ * i32 address that the relayouts' inline-asm accesses take. */
 static LLVMValueRef smem_base(Lower *L, LLVMValueRef base, TirElem e, LLVMValueRef row0, uint32_t ld, LLVMValueRef col0)
 {
     LLVMValueRef idx = row0 ? LLVMBuildMul(L->b, row0, lw_const_i32(L, ld), "") : NULL;

@@ -98,7 +98,7 @@ static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
  * (bench/NOTES.md v42). */
 typedef struct {
     uint32_t key[2][64];
-    LLVMValueRef ok[2][64], off[2][64], at[2][64];
+    LLVMValueRef g[2][64], ok[2][64], off[2][64], at[2][64]; /* g: origin + base + delta */
     LLVMValueRef first[2], first_at[2]; /* first_at: the checked stores' first row address, column bytes */
     uint32_t n[2];
 } Coords;
@@ -111,30 +111,45 @@ static LLVMValueRef first_of(Lower *L, Coords *c, const Access *x, int axis, LLV
     return c->first[axis];
 }
 
-/* axis 0: rows (d0, s0), axis 1: columns (d1, s1); returns the entry's
- * index in c, or -1 where c is full */
+/* The element offset of a row or column (unclamped: first plus delta *
+ * stride). */
+static LLVMValueRef coord_off(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef base, uint32_t delta,
+                              int clamped, LLVMValueRef g)
+{
+    LLVMValueRef s = axis ? x->s1 : x->s0;
+    if (clamped)
+        return LLVMBuildMul(L->b, clamp(L, g, axis ? x->d1 : x->d0), s, "");
+    return LLVMBuildAdd(L->b, first_of(L, c, x, axis, base), LLVMBuildMul(L->b, lw_const_i64(L, delta), s, ""), "");
+}
+
+/* axis 0: rows (d0, s0), axis 1: columns (d1, s1); the offset only where
+ * off is not NULL (the checked stores make their addresses themselves);
+ * returns the entry's index in c, or -1 where c is full */
 static int coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef base, uint32_t delta, int clamped,
                  LLVMValueRef *ok, LLVMValueRef *off)
 {
     for (uint32_t k = 0; k < c->n[axis]; k++)
         if (c->key[axis][k] == delta) {
             *ok = c->ok[axis][k];
-            *off = c->off[axis][k];
+            if (off && !c->off[axis][k])
+                c->off[axis][k] = coord_off(L, c, x, axis, base, delta, clamped, c->g[axis][k]);
+            if (off)
+                *off = c->off[axis][k];
             return (int)k;
         }
-    LLVMValueRef origin = axis ? x->i1 : x->i0, d = axis ? x->d1 : x->d0, s = axis ? x->s1 : x->s0;
+    LLVMValueRef origin = axis ? x->i1 : x->i0, d = axis ? x->d1 : x->d0;
     LLVMValueRef g = LLVMBuildAdd(L->b, origin, LLVMBuildAdd(L->b, base, lw_const_i64(L, delta), ""), "");
     *ok = lw_in_range(L, g, d);
-    if (clamped)
-        *off = LLVMBuildMul(L->b, clamp(L, g, d), s, "");
-    else
-        *off = LLVMBuildAdd(L->b, first_of(L, c, x, axis, base), LLVMBuildMul(L->b, lw_const_i64(L, delta), s, ""), "");
+    LLVMValueRef o = off ? coord_off(L, c, x, axis, base, delta, clamped, g) : NULL;
+    if (off)
+        *off = o;
     if (c->n[axis] == 64)
         return -1;
     uint32_t k = c->n[axis]++;
     c->key[axis][k] = delta;
+    c->g[axis][k] = g;
     c->ok[axis][k] = *ok;
-    c->off[axis][k] = *off;
+    c->off[axis][k] = o;
     c->at[axis][k] = NULL;
     return (int)k;
 }
@@ -144,14 +159,13 @@ static int coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef ba
 static void store_coord(Lower *L, Coords *c, const Access *x, TirElem e, int axis, LLVMValueRef base, uint32_t delta,
                         LLVMValueRef own, LLVMValueRef *ok, LLVMValueRef *at)
 {
-    LLVMValueRef off;
-    int k = coord(L, c, x, axis, base, delta, 0, ok, &off);
+    int k = coord(L, c, x, axis, base, delta, 0, ok, NULL);
     if (k >= 0 && c->at[axis][k]) {
         *ok = c->ok[axis][k];
         *at = c->at[axis][k];
         return;
     }
-    /* not off * esize: the first row's address (column's bytes) plus delta's, the constant last */
+    /* the first row's address (column's bytes) plus delta's, the constant last */
     LLVMValueRef esize = lw_const_i64(L, tir_elem_bits(e) / 8), s = axis ? x->s1 : x->s0;
     if (!c->first_at[axis]) {
         c->first_at[axis] = LLVMBuildMul(L->b, first_of(L, c, x, axis, base), esize, "");

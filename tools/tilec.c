@@ -322,9 +322,9 @@ int main(int argc, char **argv)
                 rc ? "; the compile failed: a stage it did not reach shows 0" : "");
     if (show_time && res.unit_times && res.nentries) /* each unit compiled on its own, on its thread */
         for (const char *u = res.unit_times; *u;) {
-            size_t len = strcspn(u, "\n");
-            fprintf(stderr, "tilec:   %.*s\n", (int)len, u);
-            u += len + (u[len] == '\n');
+            size_t n = strcspn(u, "\n");
+            fprintf(stderr, "tilec:   %.*s\n", (int)n, u);
+            u += n + (u[n] == '\n');
         }
 
     int status = 0;

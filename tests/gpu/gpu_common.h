@@ -30,11 +30,11 @@ void gpu_check_at(tilecResult r, tilecRuntime rt, const char *what, const char *
  * through tilecModuleLoadSource instead (the JIT's own options: its
  * TMA-only kernels and their fallback, docs/TIR.md "The JIT's default"). */
 tilecModule gpu_load(tilecRuntime rt, const char *src, const char *name, int nopts, const char *const *opts);
+enum { GPU_MAX_COPTS = 16 }; /* options gpu_load_copts() passes beyond its first two */
 /* The space-separated options of TILEC_TEST_COPT, then of extra (may be
  * NULL), split in buf (size bytes) into all[0..max); returns how many. More
  * than max options, or more text than buf holds, fail the test (exit 1):
  * none is dropped quietly. */
-enum { GPU_MAX_COPTS = 16 };
 int gpu_copts(char *buf, size_t size, const char *extra, const char **all, int max);
 /* gpu_load() with opts (at most 2), then gpu_copts()' options (extra's and
  * TILEC_TEST_COPT's, at most GPU_MAX_COPTS). */
