@@ -245,8 +245,11 @@ static void guarded_store(Lower *L, LLVMValueRef cond, LLVMValueRef val, LLVMVal
  * i32 address that the relayouts' inline-asm accesses take. */
 static LLVMValueRef smem_base(Lower *L, LLVMValueRef base, TirElem e, LLVMValueRef row0, uint32_t ld, LLVMValueRef col0)
 {
-    LLVMValueRef idx = row0 ? LLVMBuildMul(L->b, row0, lw_const_i32(L, ld), "") : NULL;
-    idx = idx && col0 ? LLVMBuildAdd(L->b, idx, col0, "") : idx ? idx : col0;
+    LLVMValueRef idx = col0; /* NULL row0 or col0: a broadcast's, left out */
+    if (row0) {
+        LLVMValueRef r = LLVMBuildMul(L->b, row0, lw_const_i32(L, ld), "");
+        idx = col0 ? LLVMBuildAdd(L->b, r, col0, "") : r;
+    }
     return idx ? smem_addr(L, base, e, idx) : base;
 }
 

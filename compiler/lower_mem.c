@@ -98,7 +98,7 @@ static LLVMValueRef clamp(Lower *L, LLVMValueRef x, LLVMValueRef d)
  * (bench/NOTES.md v42). */
 typedef struct {
     uint32_t key[2][64];
-    LLVMValueRef g[2][64], ok[2][64], off[2][64], at[2][64]; /* g: origin + base + delta */
+    LLVMValueRef ok[2][64], off[2][64], at[2][64];
     LLVMValueRef first[2], first_at[2]; /* first_at: the checked stores' first row address, column bytes */
     uint32_t n[2];
 } Coords;
@@ -123,16 +123,15 @@ static LLVMValueRef coord_off(Lower *L, Coords *c, const Access *x, int axis, LL
 }
 
 /* axis 0: rows (d0, s0), axis 1: columns (d1, s1); the offset only where
- * off is not NULL (the checked stores make their addresses themselves);
- * returns the entry's index in c, or -1 where c is full */
+ * off is not NULL: a Coords serves loads and unchecked stores, which ask for
+ * offsets, or checked stores, which make their addresses themselves (never
+ * both); returns the entry's index in c, or -1 where c is full */
 static int coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef base, uint32_t delta, int clamped,
                  LLVMValueRef *ok, LLVMValueRef *off)
 {
     for (uint32_t k = 0; k < c->n[axis]; k++)
         if (c->key[axis][k] == delta) {
             *ok = c->ok[axis][k];
-            if (off && !c->off[axis][k])
-                c->off[axis][k] = coord_off(L, c, x, axis, base, delta, clamped, c->g[axis][k]);
             if (off)
                 *off = c->off[axis][k];
             return (int)k;
@@ -147,7 +146,6 @@ static int coord(Lower *L, Coords *c, const Access *x, int axis, LLVMValueRef ba
         return -1;
     uint32_t k = c->n[axis]++;
     c->key[axis][k] = delta;
-    c->g[axis][k] = g;
     c->ok[axis][k] = *ok;
     c->off[axis][k] = o;
     c->at[axis][k] = NULL;
