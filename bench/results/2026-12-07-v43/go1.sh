@@ -1,4 +1,4 @@
-# Session 40, call 1 (session 39's notrun_go5.sh, which no device ran): session 39's address changes (c36c98e, 7edbc31: the generic
+# Session 40, call 1 (gpu_test_large, new; then session 39's notrun_go5.sh, which no device ran): session 39's address changes (c36c98e, 7edbc31: the generic
 # shared-memory tiles from one base plus constants; the stores' rows and columns as the first one
 # plus constants) on the GPU: the tests that run generic and pipelined kernels, then old (239f99d,
 # the session's start) against new, two interleaved rounds: sm_80 (the mma.sync lowering: K loops
@@ -9,6 +9,8 @@
 S=$SECONDS; R=$OUT; LIMIT=${LIMIT:-590}   # LIMIT: the call's seconds (less where less device time is left)
 echo "== gpu_test_ops, gpu_test_random (150), gpu_test_gemm quick t=$((SECONDS-S))"
 timeout 60 $B/bin/gpu_test_ops > $R/ops.log 2>&1; echo "ops exit $? $(tail -1 $R/ops.log)"
+# session 40's new test: views past 2^31 elements and 4 GiB (~26 GiB of device memory)
+timeout 150 $B/bin/gpu_test_large > $R/large.log 2>&1; echo "large exit $? t=$((SECONDS-S))"; grep -v '^device' $R/large.log | cut -c1-150
 TILEC_RANDOM_N=150 TILEC_TEST_SEED=39900 timeout 120 $B/bin/gpu_test_random > $R/random.log 2>&1; echo "random exit $? $(tail -1 $R/random.log)"
 TILEC_GPU_QUICK=1 timeout $((LIMIT/2)) $B/bin/gpu_test_gemm > $R/gemm.log 2>&1; echo "gemm exit $? $(grep -c ': ok' $R/gemm.log) ok; $(tail -1 $R/gemm.log)"
 grep -E 'FAIL|BAD' $R/*.log | head -5
