@@ -22,3 +22,13 @@ for r in 1 2; do
     echo "  t=$((SECONDS-S))"
   done
 done
+# output (H100 80GB HBM3, build c8e2443 + old 239f99d). bench_gemm prints each shape's modes in
+# the order ieee, tf32-rna, tf32-rne, 3xtf32, so each row is [4096³: ...] [8191x8193x8190: ...]:
+# old 1 sm_80 rna,rne,3x,ieee 128x128: 18.3  37.9  38.5  16.8  18.0  37.3  36.8  16.6
+# old 1 sm_90a rna,rne 128x256 / 3x,ieee 128x128: 316.5  391.0  341.6  328.9   / 47.7  110.7  47.5  96.0
+# new 1 sm_80 rna,rne,3x,ieee 128x128: 19.4  36.7  39.4  17.0  19.2  35.9  37.6  16.9
+# new 1 sm_90a rna,rne 128x256 / 3x,ieee 128x128: 316.0  392.5  358.1  321.4   / 48.0  108.8  47.1  96.4
+# old 2 sm_80 rna,rne,3x,ieee 128x128: 18.2  37.6  38.5  16.7  17.9  37.3  36.8  16.6
+# old 2 sm_90a rna,rne 128x256 / 3x,ieee 128x128: 316.0  390.6  341.8  353.9   / 47.8  108.8  46.9  95.2
+# new 2 sm_80 rna,rne,3x,ieee 128x128: 19.4  37.5  39.4  17.0  19.1  35.9  37.6  16.9
+# new 2 sm_90a rna,rne 128x256 / 3x,ieee 128x128: 316.1  387.1  362.6  327.4   / 48.0  107.0  47.2  95.1
