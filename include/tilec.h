@@ -37,7 +37,7 @@ typedef enum {
     TILEC_SUCCESS = 0,
     TILEC_ERROR_INVALID_ARGUMENT,  /* NULL handle, bad index, ... */
     TILEC_ERROR_INVALID_OPTION,    /* unknown or malformed compile or runtime option; see the log */
-    TILEC_ERROR_OUT_OF_MEMORY,     /* host memory */
+    TILEC_ERROR_OUT_OF_MEMORY,     /* host memory, or device memory for tilecMalloc; see the log */
     TILEC_ERROR_COMPILATION,       /* the source has errors; diagnostics in the log */
     TILEC_ERROR_INVALID_STATE,     /* e.g. asking for PTX before a successful compile */
     TILEC_ERROR_NOT_FOUND,         /* no kernel of that name */
@@ -190,7 +190,9 @@ TILEC_API tilecResult tilecModuleUnload(tilecModule *mod);
 /* Device memory, so that embedders need no CUDA runtime. It belongs to the
  * runtime's device context: free it before destroying the runtime (what is
  * left goes with the context, once the runtime's last module and event are
- * gone and no one else holds the device's primary context). */
+ * gone and no one else holds the device's primary context). tilecMalloc
+ * returns TILEC_ERROR_OUT_OF_MEMORY where the device has not the memory (the
+ * log says how much was asked for), so that a caller may try less. */
 TILEC_API tilecResult tilecMalloc(tilecRuntime rt, tilecDevicePtr *p, size_t bytes);
 TILEC_API tilecResult tilecFree(tilecRuntime rt, tilecDevicePtr p);
 TILEC_API tilecResult tilecMemcpyHtoD(tilecRuntime rt, tilecDevicePtr dst, const void *src, size_t bytes);

@@ -501,10 +501,10 @@ tilecResult cu_mem_alloc(uint64_t *p, size_t bytes, int *oom, StrBuf *log)
     *p = r == CUDA_SUCCESS ? (uint64_t)d : 0;
     if (oom)
         *oom = r == CUDA_ERROR_OUT_OF_MEMORY;
-    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-        fail(log, "cuMemAlloc", r, TILEC_ERROR_CUDA);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) { /* its own result: a caller may try less */
+        fail(log, "cuMemAlloc", r, TILEC_ERROR_OUT_OF_MEMORY);
         sb_printf(log, "note: %zu bytes of device memory were asked for\n", bytes);
-        return TILEC_ERROR_CUDA;
+        return TILEC_ERROR_OUT_OF_MEMORY;
     }
     return r == CUDA_SUCCESS ? TILEC_SUCCESS : fail(log, "cuMemAlloc", r, TILEC_ERROR_CUDA);
 }

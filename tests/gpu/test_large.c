@@ -88,7 +88,7 @@ static void report(const char *what, size_t bad, double worst, double tol)
 }
 
 /* A device buffer of `bytes`, or 0 where the device has not that much
- * memory (the case is then skipped); any other error fails the test. */
+ * memory; any other error fails the test. */
 static tilecDevicePtr try_alloc(tilecRuntime rt, size_t bytes)
 {
     tilecDevicePtr p = 0;
@@ -97,6 +97,30 @@ static tilecDevicePtr try_alloc(tilecRuntime rt, size_t bytes)
         return 0;
     GPU_CHECK(rt, r);
     return p;
+}
+
+static void free_all(tilecRuntime rt, int n, const tilecDevicePtr *p)
+{
+    for (int i = 0; i < n; i++)
+        GPU_CHECK(rt, tilecFree(rt, p[i]));
+}
+
+/* n device buffers of bytes[i] into p[i]; where the device has not the
+ * memory for them all, none (the case is reported skipped): 0. */
+static int alloc_all(tilecRuntime rt, const char *what, int n, const size_t *bytes, tilecDevicePtr *p)
+{
+    size_t total = 0;
+    int got = 0;
+    for (int i = 0; i < n; i++)
+        total += bytes[i];
+    while (got < n && (p[got] = try_alloc(rt, bytes[got])))
+        got++;
+    if (got == n)
+        return 1;
+    printf("%s: skipped (no %.1f GiB of device memory)\n", what, (double)total / (1 << 30));
+    free_all(rt, got, p);
+    skipped++;
+    return 0;
 }
 
 static tilecRuntime open_for(const Config *c)
@@ -149,16 +173,13 @@ static void run_dense(const Config *c)
     snprintf(what, sizeof what, "dense A %d x %d (%.1f GiB), %s %s%s%s", M, K, (double)M * K * 4 / (1 << 30), c->arch,
              c->precision, c->env ? ", " : "", c->env ? c->env : "");
     tilecRuntime rt = open_for(c);
-    size_t abytes = (size_t)M * K * 4, cbytes = (size_t)M * N * 4;
-    tilecDevicePtr dA = try_alloc(rt, abytes), dC = dA ? try_alloc(rt, cbytes) : 0;
-    if (!dA || !dC) {
-        printf("%s: skipped (no %.1f GiB of device memory)\n", what, (double)(abytes + cbytes) / (1 << 30));
-        if (dA)
-            GPU_CHECK(rt, tilecFree(rt, dA));
-        skipped++;
+    size_t cbytes = (size_t)M * N * 4, bytes[3] = {(size_t)M * K * 4, (size_t)K * N * 4, cbytes};
+    tilecDevicePtr d[3];
+    if (!alloc_all(rt, what, 3, bytes, d)) {
         gpu_close(&rt);
         return;
     }
+    tilecDevicePtr dA = d[0], dB = d[1], dC = d[2];
     /* A: a chunk of whole periods uploaded again and again */
     enum { CHUNK_ROWS = PERIOD * 512 };
     float *pattern = malloc(sizeof(float) * PERIOD * K), *chunk = malloc(sizeof(float) * CHUNK_ROWS * K);
@@ -176,7 +197,7 @@ static void run_dense(const Config *c)
         int32_t n = M - r < CHUNK_ROWS ? M - r : CHUNK_ROWS;
         GPU_CHECK(rt, tilecMemcpyHtoD(rt, dA + (size_t)r * K * 4, chunk, (size_t)n * K * 4));
     }
-    tilecDevicePtr dB = gpu_upload(rt, B, sizeof(float) * K * N);
+    GPU_CHECK(rt, tilecMemcpyHtoD(rt, dB, B, sizeof(float) * K * N));
     gpu_poison(rt, dC, cbytes);
     for (int p = 0; p < PERIOD; p++)
         for (int j = 0; j < N; j++) {
@@ -204,9 +225,7 @@ static void run_dense(const Config *c)
             }
         report(what, bad, worst, tol);
     }
-    GPU_CHECK(rt, tilecFree(rt, dA));
-    GPU_CHECK(rt, tilecFree(rt, dB));
-    GPU_CHECK(rt, tilecFree(rt, dC));
+    free_all(rt, 3, d);
     free(pattern);
     free(chunk);
     free(B);
@@ -228,19 +247,14 @@ static void run_strided(const Config *c, int odd)
     snprintf(what, sizeof what, "strided A, B, C (lda %d, ldb %d, ldc %d), %s %s%s%s", lda, ldb, ldc, c->arch,
              c->precision, c->env ? ", " : "", c->env ? c->env : "");
     tilecRuntime rt = open_for(c);
-    size_t abytes = ((size_t)(M - 1) * lda + K) * 4, bbytes = ((size_t)(K - 1) * ldb + N) * 4;
-    size_t cbytes = ((size_t)(M - 1) * ldc + N + GUARD) * 4;
-    tilecDevicePtr dA = try_alloc(rt, abytes), dB = dA ? try_alloc(rt, bbytes) : 0, dC = dB ? try_alloc(rt, cbytes) : 0;
-    if (!dC) {
-        printf("%s: skipped (no %.1f GiB of device memory)\n", what, (double)(abytes + bbytes + cbytes) / (1 << 30));
-        if (dA)
-            GPU_CHECK(rt, tilecFree(rt, dA));
-        if (dB)
-            GPU_CHECK(rt, tilecFree(rt, dB));
-        skipped++;
+    size_t bytes[3] = {((size_t)(M - 1) * lda + K) * 4, ((size_t)(K - 1) * ldb + N) * 4,
+                       ((size_t)(M - 1) * ldc + N + GUARD) * 4};
+    tilecDevicePtr d[3];
+    if (!alloc_all(rt, what, 3, bytes, d)) {
         gpu_close(&rt);
         return;
     }
+    tilecDevicePtr dA = d[0], dB = d[1], dC = d[2];
     float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N);
     float *C = malloc(sizeof(float) * M * (N + GUARD));
     if (!A || !B || !C) {
@@ -284,9 +298,7 @@ static void run_strided(const Config *c, int odd)
             }
         report(what, bad, worst, tol);
     }
-    GPU_CHECK(rt, tilecFree(rt, dA));
-    GPU_CHECK(rt, tilecFree(rt, dB));
-    GPU_CHECK(rt, tilecFree(rt, dC));
+    free_all(rt, 3, d);
     free(A);
     free(B);
     free(C);
