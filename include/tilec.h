@@ -173,7 +173,9 @@ TILEC_API tilecResult tilecModuleLoadSource(tilecRuntime rt, const char *src, si
  * must hold one pointer for each declared parameter (a NULL one is refused;
  * the values' types cannot be checked). grid NULL = the kernel's grid(...);
  * one program a block, CUDA's limits apply (x up to 2^31 - 1, y and z up to
- * 65535); a persistent kernel takes any grid of up to 2^31 - 1 programs.
+ * 65535); a persistent kernel takes any grid of up to 2^31 - 1 programs. A
+ * grid empty along an axis (0 programs: an M = 0 product) launches nothing
+ * and returns TILEC_SUCCESS.
  * An sm_90a kernel with a wgmma GEMM loop may take TMA tensor maps in
  * hidden parameters after its declared ones (the default; -fno-wgmma-tma:
  * none): tilecLaunch encodes and adds them from args (docs/TIR.md, "Kernel

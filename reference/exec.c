@@ -423,8 +423,8 @@ int tir_exec(const TirModule *m, uint32_t kernel, const unsigned grid[3], void *
             e.grid[g] = k->grid[g] ? k->grid[g] : 1;
     }
     for (int g = 0; g < 3; g++)
-        if (e.grid[g] == 0 || e.grid[g] > 0x7FFFFFFFu) {
-            exec_fail(&e, NULL, "kernel @%s: grid size %u along axis %d (must be 1 .. 2^31-1)", kname, e.grid[g], g);
+        if (e.grid[g] > 0x7FFFFFFFu) { /* 0: no programs run (tilecLaunch: nothing launched) */
+            exec_fail(&e, NULL, "kernel @%s: grid size %u along axis %d (must be 0 .. 2^31-1)", kname, e.grid[g], g);
             return -1;
         }
     if ((uint64_t)m->nvalues * sizeof(Slot) > TIR_EXEC_MAX_BYTES) {

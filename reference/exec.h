@@ -21,8 +21,9 @@
 
 /* Runs kernel number `kernel` of m over every program of the grid, one
  * after the other (axis 0 fastest). grid NULL = the kernel's grid(...)
- * attribute (an error if it has none); each size must be 1 .. 2^31-1, as a
- * CUDA launch requires (0 is an error, not an empty launch). args[i] points to the value of
+ * attribute (an error if it has none); each size at most 2^31-1, and 0
+ * along any axis runs no program (as tilecLaunch launches nothing), the
+ * arguments still checked. args[i] points to the value of
  * parameter i: a `void *` host pointer for ptr<...> parameters, an int32_t,
  * int64_t or float for scalars. default_precision is the compile option for
  * dots without a precision attribute (PREC_DEFAULT there means tf32-rna).

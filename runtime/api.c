@@ -808,10 +808,6 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
     unsigned g[3];
     if (grid) {
         memcpy(g, grid, sizeof g);
-        if (!g[0] || !g[1] || !g[2]) {
-            sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u) is empty along an axis\n", k->name, g[0], g[1], g[2]);
-            return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
-        }
     } else if (k->grid[0]) {
         for (int a = 0; a < 3; a++)
             g[a] = k->grid[a] ? k->grid[a] : 1;
@@ -827,6 +823,10 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                   k->name, p, tir_type_str(k->params[p], ty, sizeof ty));
         return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
     }
+    /* no programs (a grid empty along an axis: an M = 0 product): nothing runs, as cuBLAS returns
+     * at once for an empty product; the arguments are checked all the same */
+    if (!g[0] || !g[1] || !g[2])
+        return rt_done(rt, TILEC_SUCCESS, &msg);
     unsigned blocks = 0; /* persistent: the blocks launched */
     if (k->persistent) {
         if (tc_persist_blocks(g, mod->resident[i], rt->settings.persist_blocks, k->cluster, &blocks) != 0) {

@@ -623,12 +623,19 @@ START_TEST(test_errors)
     msg = exec_fails(m, 1, NULL, nargs); /* no grid given, none in the kernel */
     ck_assert(strstr(msg, "grid"));
     free(msg);
-    unsigned zero[3] = {0, 1, 1};
-    msg = exec_fails(m, 1, zero, nargs);
-    free(msg);
     unsigned one[3] = {2, 3, 1};
     StrBuf err;
     sb_init(&err);
+    /* a grid empty along an axis runs nothing and succeeds; its arguments are still checked */
+    unsigned zero[3] = {0, 1, 1};
+    ck_assert_int_eq(tir_exec(m, 1, zero, nargs, PREC_DEFAULT, &err), 0);
+    msg = exec_fails(m, 1, zero, nullarg);
+    ck_assert(strstr(msg, "NULL"));
+    free(msg);
+    unsigned huge[3] = {1, 0x80000000u, 1};
+    msg = exec_fails(m, 1, huge, nargs);
+    ck_assert(strstr(msg, "grid size"));
+    free(msg);
     ck_assert_int_eq(tir_exec(m, 1, one, nargs, PREC_DEFAULT, &err), 0);
     sb_free(&err);
     /* a module that does not verify is refused, not run */

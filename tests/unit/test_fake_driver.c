@@ -743,6 +743,36 @@ START_TEST(hostile_launch_arguments)
 }
 END_TEST
 
+/* A grid empty along an axis (an M = 0 product) launches nothing and
+ * succeeds, persistent or not, encoding no tensor map and staging nothing;
+ * its arguments are still checked. */
+START_TEST(empty_grid_launches_nothing)
+{
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 1 << 16), TILEC_SUCCESS);
+    int32_t M = 0, N = 256, K = 4096;
+    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+    void *nullarg[] = {&p, NULL, &p, &M, &N, &K, &K, &N, &N};
+    static const unsigned grids[][3] = {{0, 2, 1}, {2, 0, 1}, {2, 2, 0}, {0, 0, 0}};
+    for (int persistent = 1; persistent >= 0; persistent--) {
+        tilecModule m = load(persistent ? NULL : "-fno-persistent");
+        for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+            unsigned launches = fake->launches, maps = fake->tensor_maps, pool = fake->pool_allocs;
+            tilecResult r = tilecLaunch(m, "mm", grids[g], NULL, args);
+            const char *log = "";
+            tilecRuntimeGetLog(rt, &log);
+            ck_assert_msg(r == TILEC_SUCCESS, "%s: %s", tilecGetErrorString(r), log);
+            ck_assert_uint_eq(fake->launches, launches);
+            ck_assert_uint_eq(fake->tensor_maps, maps);
+            ck_assert_uint_eq(fake->pool_allocs, pool);
+            ck_assert_int_eq(tilecLaunch(m, "mm", grids[g], NULL, nullarg), TILEC_ERROR_INVALID_ARGUMENT);
+        }
+        ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    }
+    ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
+}
+END_TEST
+
 /* A JIT failure comes back as TILEC_ERROR_JIT with the driver's error
  * name and its JIT log; the runtime keeps working. */
 START_TEST(jit_error_is_named)
@@ -946,6 +976,7 @@ int main(void)
     tcase_add_test(tc, runtime_shared_by_threads);
     tcase_add_test(tc, threads_read_their_own_logs);
     tcase_add_test(tc, hostile_launch_arguments);
+    tcase_add_test(tc, empty_grid_launches_nothing);
     tcase_add_test(tc, jit_error_is_named);
     tcase_add_test(tc, launch_and_memory_errors_are_named);
     tcase_add_test(tc, refused_cache_entry_is_rebuilt);
