@@ -1,4 +1,4 @@
-# Session 40, call 3 (session 39's notrun_go1.sh; an H200 if one comes, else what comes): the full benchmark
+# Session 40 (not run: too little device time after the failed starts; session 39's notrun_go1.sh; an H200 if one comes, else what comes): the full benchmark
 # with cuBLAS and Triton in the same run, for BENCHMARKS.md.
 . bench/device/env.sh
 S=$SECONDS; R=$OUT

@@ -1,4 +1,4 @@
-# Session 40, call 4 (what comes; too little device time was left for go3.sh's full run): gpu_test_strides
+# Session 40 (not run: no machine started, then too little device time; what comes; too little device time was left for go3.sh's full run): gpu_test_strides
 # (new), then today's
 # build against cuBLAS in the same process, sm_90a only, no Triton: the target rows' kernels at
 # 4096³, 8192³ and 8191x8193x8190. Predicted on an H100: as session 38's full run (tf32-rna
