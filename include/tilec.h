@@ -236,8 +236,9 @@ typedef struct {
  * TILEC_TUNE_JOBS, default one per CPU, at most 16), then each is launched once to check it and timed with device
  * events: batches of launches of at least ~1 ms, the median of 5 after a
  * warm-up (~0.1 s per configuration; the kernels run on args repeatedly,
- * so they must not read what they write). A configuration that fails to compile or launch is skipped and
- * noted in the runtime's log; TILEC_ERROR_NOT_FOUND when none runs. The
+ * so they must not read what they write). A configuration that fails to compile or launch, or whose
+ * grid is empty (nothing to time), is skipped and noted in the runtime's log; TILEC_ERROR_NOT_FOUND
+ * when none runs. The
  * choice is remembered under `key`, a shape class the caller names (e.g.
  * "gemm f32 8192x8192x8192"), together with the configurations and the
  * device: in the runtime and in the disk cache (<cache dir>/<hash>.tune),

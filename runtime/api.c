@@ -824,12 +824,11 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
         return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
     }
     /* no programs (a grid empty along an axis: an M = 0 product): nothing runs, as cuBLAS returns
-     * at once for an empty product; the arguments are checked all the same */
-    if (!g[0] || !g[1] || !g[2])
-        return rt_done(rt, TILEC_SUCCESS, &msg);
+     * at once for an empty product; the arguments and the limits below are checked all the same */
+    int empty = !g[0] || !g[1] || !g[2];
     unsigned blocks = 0; /* persistent: the blocks launched */
     if (k->persistent) {
-        if (tc_persist_blocks(g, mod->resident[i], rt->settings.persist_blocks, k->cluster, &blocks) != 0) {
+        if (!empty && tc_persist_blocks(g, mod->resident[i], rt->settings.persist_blocks, k->cluster, &blocks) != 0) {
             sb_printf(&msg, "tilecLaunch @%s: grid (%u, %u, %u): a persistent kernel takes at most 2^31 - 1 programs\n",
                       k->name, g[0], g[1], g[2]);
             return rt_fail(rt, TILEC_ERROR_INVALID_ARGUMENT, &msg);
@@ -846,6 +845,8 @@ tilecResult tilecLaunch(tilecModule mod, const char *kernel, const unsigned grid
                   k->name, k->shared_bytes, rt->label, rt->dev.max_shared_optin);
         return rt_fail(rt, TILEC_ERROR_LAUNCH, &msg);
     }
+    if (empty)
+        return rt_done(rt, TILEC_SUCCESS, &msg);
     tilecResult t = cu_ctx_enter(&rt->dev, &msg);
     if (t != TILEC_SUCCESS)
         return rt_fail(rt, t, &msg);

@@ -178,6 +178,11 @@ static int cmp_float(const void *a, const void *b)
 static float time_config(tilecRuntime rt, tilecModule mod, const char *kernel, const tilecTuneConfig *cfg, void **args,
                          tilecEvent ev[2], StrBuf *msg)
 {
+    if (!cfg->grid[0] || !cfg->grid[1] || !cfg->grid[2]) { /* a launch would succeed in no time and win */
+        sb_printf(msg, "its grid (%u, %u, %u) is empty: no program runs, nothing to time", cfg->grid[0], cfg->grid[1],
+                  cfg->grid[2]);
+        return -1;
+    }
     tilecResult r = TILEC_SUCCESS;
     for (int i = 0; i < WARMUP_LAUNCHES && r == TILEC_SUCCESS; i++)
         r = tilecLaunch(mod, kernel, cfg->grid, NULL, args);

@@ -6,7 +6,7 @@
  *   no_device        the driver present but no GPU visible
  *                    (CUDA_VISIBLE_DEVICES empty), and a device number past
  *                    the last: TILEC_ERROR_NO_DEVICE with the reason.
- *   device_oom       tilecMalloc of 1 TB: TILEC_ERROR_CUDA naming
+ *   device_oom       tilecMalloc of 1 TB: TILEC_ERROR_OUT_OF_MEMORY naming
  *                    CUDA_ERROR_OUT_OF_MEMORY and the size; the runtime
  *                    keeps working.
  *   jit_rejects      a kernel whose inline_ptx the driver's PTX compiler
@@ -112,7 +112,8 @@ static void device_oom(void)
     tilecRuntime rt = gpu_open();
     tilecDevicePtr p = 123;
     tilecResult r = tilecMalloc(rt, &p, (size_t)1 << 40);
-    EXPECT(r == TILEC_ERROR_CUDA, "tilecMalloc(1 TB): %s, want TILEC_ERROR_CUDA", tilecGetErrorString(r));
+    EXPECT(r == TILEC_ERROR_OUT_OF_MEMORY, "tilecMalloc(1 TB): %s, want TILEC_ERROR_OUT_OF_MEMORY",
+           tilecGetErrorString(r));
     EXPECT(p == 0, "tilecMalloc(1 TB) left a pointer");
     expect_in_log(rt, "CUDA_ERROR_OUT_OF_MEMORY");
     expect_in_log(rt, "1099511627776 bytes");

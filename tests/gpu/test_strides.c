@@ -117,7 +117,7 @@ static void run(tilecRuntime rt, const Tile *t, const char *arch, const char *pr
         uint32_t bits;
         memcpy(&bits, &C[at], 4);
         if (bits != 0xFFFFFFFFu && bad++ < 5)
-            printf("  written outside C's view: element %zd of its buffer\n", (ptrdiff_t)at - G);
+            printf("  written outside C's view: element %td of its buffer\n", (ptrdiff_t)at - G);
     }
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {

@@ -626,8 +626,10 @@ START_TEST(test_errors)
     unsigned one[3] = {2, 3, 1};
     StrBuf err;
     sb_init(&err);
-    /* a grid empty along an axis runs nothing and succeeds; its arguments are still checked */
+    /* a grid empty along an axis runs nothing and succeeds (@p's inline_ptx would fail any
+     * program that ran); its arguments are still checked */
     unsigned zero[3] = {0, 1, 1};
+    ck_assert_int_eq(tir_exec(m, 0, zero, args, PREC_DEFAULT, &err), 0);
     ck_assert_int_eq(tir_exec(m, 1, zero, nargs, PREC_DEFAULT, &err), 0);
     msg = exec_fails(m, 1, zero, nullarg);
     ck_assert(strstr(msg, "NULL"));

@@ -744,18 +744,22 @@ START_TEST(hostile_launch_arguments)
 END_TEST
 
 /* A grid empty along an axis (an M = 0 product) launches nothing and
- * succeeds, persistent or not, encoding no tensor map and staging nothing;
- * its arguments are still checked. */
+ * succeeds, persistent or not: no launch, no tensor map, no staging copy,
+ * where the same launch on a grid of programs makes all three (tf32-rna
+ * at K = 4096: both views copied rounded). Its arguments and CUDA's grid
+ * limits are still checked. tilecAutotune skips a configuration with such
+ * a grid (it would win in no time), and finds none when all are. */
 START_TEST(empty_grid_launches_nothing)
 {
-    tilecDevicePtr p;
-    ck_assert_int_eq(tilecMalloc(rt, &p, 1 << 16), TILEC_SUCCESS);
-    int32_t M = 0, N = 256, K = 4096;
-    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
-    void *nullarg[] = {&p, NULL, &p, &M, &N, &K, &K, &N, &N};
-    static const unsigned grids[][3] = {{0, 2, 1}, {2, 0, 1}, {2, 2, 0}, {0, 0, 0}};
-    for (int persistent = 1; persistent >= 0; persistent--) {
-        tilecModule m = load(persistent ? NULL : "-fno-persistent");
+    static const char *const persistent[] = {"--arch=sm_90a", "--precision=tf32-rna"},
+                             *const one[] = {"--arch=sm_90a", "--precision=tf32-rna", "-fno-persistent"};
+    static const unsigned grids[][3] = {{0, 32, 1}, {32, 0, 1}, {32, 32, 0}, {0, 0, 0}}, full[3] = {32, 32, 1};
+    for (int pers = 1; pers >= 0; pers--) {
+        tilecDevicePtr p;
+        tilecModule m = fresh_gemm("TILEC_PREROUND", NULL, pers ? persistent : one, pers ? 2 : 3, &p);
+        int32_t M = 4096, N = 4096, K = 4096;
+        void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+        void *nullarg[] = {&p, NULL, &p, &M, &N, &K, &K, &N, &N};
         for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
             unsigned launches = fake->launches, maps = fake->tensor_maps, pool = fake->pool_allocs;
             tilecResult r = tilecLaunch(m, "mm", grids[g], NULL, args);
@@ -767,8 +771,38 @@ START_TEST(empty_grid_launches_nothing)
             ck_assert_uint_eq(fake->pool_allocs, pool);
             ck_assert_int_eq(tilecLaunch(m, "mm", grids[g], NULL, nullarg), TILEC_ERROR_INVALID_ARGUMENT);
         }
+        if (!pers) { /* one program a block: y and z at most 65535, empty or not */
+            const unsigned tall[3] = {0, 70000, 1};
+            ck_assert_int_eq(tilecLaunch(m, "mm", tall, NULL, args), TILEC_ERROR_INVALID_ARGUMENT);
+        }
+        unsigned launches = fake->launches, maps = fake->tensor_maps, pool = fake->pool_allocs;
+        ck_assert_int_eq(tilecLaunch(m, "mm", full, NULL, args), TILEC_SUCCESS); /* the control */
+        ck_assert_uint_eq(fake->launches, launches + 3); /* two rounding copies, then mm$rounded */
+        ck_assert_uint_gt(fake->tensor_maps, maps);
+        ck_assert_uint_gt(fake->pool_allocs, pool);
         ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+        ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
     }
+    tilecTuneConfig cfgs[2] = {
+        {.src = GEMM, .len = strlen(GEMM), .name = "a.tir", .nopts = 1, .opts = persistent, .grid = {0, 8, 1}},
+        {.src = GEMM, .len = strlen(GEMM), .name = "b.tir", .nopts = 1, .opts = persistent, .grid = {8, 8, 1}},
+    };
+    tilecDevicePtr p;
+    ck_assert_int_eq(tilecMalloc(rt, &p, 4096), TILEC_SUCCESS);
+    int32_t M = 1024, N = 1024, K = 64;
+    void *args[] = {&p, &p, &p, &M, &N, &K, &K, &N, &N};
+    unsigned best = 99;
+    tilecModule m = NULL;
+    tilecResult r = tilecAutotune(rt, "empty grid", cfgs, 2, "mm", args, &best, &m);
+    const char *log = "";
+    tilecRuntimeGetLog(rt, &log);
+    ck_assert_msg(r == TILEC_SUCCESS, "%s: %s", tilecGetErrorString(r), log);
+    ck_assert_uint_eq(best, 1);
+    ck_assert_msg(strstr(log, "configuration 1 skipped: its grid (0, 8, 1) is empty"), "log: %s", log);
+    ck_assert_int_eq(tilecModuleUnload(&m), TILEC_SUCCESS);
+    cfgs[1].grid[2] = 0;
+    ck_assert_int_eq(tilecAutotune(rt, "all empty", cfgs, 2, "mm", args, &best, &m), TILEC_ERROR_NOT_FOUND);
+    ck_assert_ptr_null(m);
     ck_assert_int_eq(tilecFree(rt, p), TILEC_SUCCESS);
 }
 END_TEST
