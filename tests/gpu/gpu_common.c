@@ -268,3 +268,15 @@ char *gpu_read_file(const char *path)
     fclose(f);
     return s;
 }
+
+double gpu_gemm_tolerance(const char *precision, int K)
+{
+    double acc = 2.0 * (K + 2) * ldexp(1, -24); /* f32 accumulation */
+    if (!strcmp(precision, "tf32-trunc"))
+        return acc + ldexp(1, -8);
+    if (!strcmp(precision, "tf32-rna") || !strcmp(precision, "tf32-rne"))
+        return acc + ldexp(1, -9);
+    if (!strcmp(precision, "3xtf32")) /* split error ~2^-22 per product */
+        return acc + ldexp(1, -21);
+    return acc; /* ieee */
+}

@@ -63,6 +63,11 @@ void gpu_fill_i32(int32_t *p, size_t n, uint64_t seed, int32_t lo, int32_t hi);
 size_t gpu_compare_f32(const char *what, const float *got, const double *want, size_t n, size_t cols, double atol,
                        double rtol);
 
+/* The error a GEMM of f32 inputs may have per element of C in `precision`
+ * (tf32-trunc, tf32-rna, tf32-rne, 3xtf32, ieee; K products), as a
+ * fraction of sum_k |a||b|: f32 accumulation, plus the inputs' rounding. */
+double gpu_gemm_tolerance(const char *precision, int K);
+
 /* C[m][n] = sum_k A[m][k] * B[k][n] in double, from f32 row-major inputs
  * with leading dimensions lda, ldb; C has leading dimension ldc. */
 void gpu_gemm_f64(int M, int N, int K, const float *A, int lda, const float *B, int ldb, double *C, int ldc);

@@ -80,16 +80,8 @@ static int failures;
 /* Relative error allowed per element, times sum_k |a||b|. */
 static double tolerance(const Config *c, int K)
 {
-    double acc = 2.0 * (K + 2) * ldexp(1, -24); /* f32 accumulation */
-    if (!strcmp(c->elem, "f32")) {
-        if (!strcmp(c->precision, "tf32-trunc"))
-            return acc + ldexp(1, -8);
-        if (!strcmp(c->precision, "tf32-rna") || !strcmp(c->precision, "tf32-rne"))
-            return acc + ldexp(1, -9);
-        if (!strcmp(c->precision, "3xtf32")) /* split error ~2^-22 per product */
-            return acc + ldexp(1, -21);
-    }
-    return acc; /* ieee, and exact f16/bf16 products */
+    /* f16/bf16 products are exact: f32 accumulation alone, as ieee's */
+    return gpu_gemm_tolerance(strcmp(c->elem, "f32") ? "ieee" : c->precision, K);
 }
 
 /* TILEC_TEST_PRECISION (e.g. "3xtf32", or "tf32-rna,3xtf32"): the cases of

@@ -70,16 +70,6 @@ enum { PERIOD = 7, GUARD = 16 /* poisoned words after each strided row of C */ }
 
 static int failures, ran, skipped;
 
-static double tolerance(const char *precision, int K)
-{
-    double acc = 2.0 * (K + 2) * ldexp(1, -24); /* f32 accumulation */
-    if (!strcmp(precision, "tf32-rna") || !strcmp(precision, "tf32-rne"))
-        return acc + ldexp(1, -9);
-    if (!strcmp(precision, "3xtf32"))
-        return acc + ldexp(1, -21);
-    return acc;
-}
-
 static void report(const char *what, size_t bad, double worst, double tol)
 {
     printf("%s: %s (worst |err| / sum|ab| %.3g, tolerance %.3g)\n", what, bad ? "FAIL" : "ok", worst, tol);
@@ -237,7 +227,7 @@ static void run_dense(const Config *c)
         }
     if (launch(rt, c, what, dA, dB, dC, M, N, K, K, N, N)) {
         gpu_download(rt, C, dC, cbytes);
-        double tol = tolerance(c->precision, K), worst = 0;
+        double tol = gpu_gemm_tolerance(c->precision, K), worst = 0;
         size_t bad = 0;
         for (int32_t i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
@@ -297,7 +287,7 @@ static void run_strided(const Config *c, int odd)
     if (launch(rt, c, what, dA, dB, dC, M, N, K, lda, ldb, ldc)) {
         for (int i = 0; i < M; i++)
             gpu_download(rt, C + (size_t)i * (N + GUARD), dC + (size_t)i * ldc * 4, sizeof(float) * (N + GUARD));
-        double tol = tolerance(c->precision, K), worst = 0;
+        double tol = gpu_gemm_tolerance(c->precision, K), worst = 0;
         size_t bad = 0;
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N + GUARD; j++) {

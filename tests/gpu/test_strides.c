@@ -61,16 +61,6 @@ static const char *const precisions[] = {"tf32-rna", "tf32-rne", "3xtf32", "ieee
 
 static int failures, cases;
 
-static double tolerance(const char *precision, int K)
-{
-    double acc = 2.0 * (K + 2) * ldexp(1, -24); /* f32 accumulation */
-    if (!strcmp(precision, "tf32-rna") || !strcmp(precision, "tf32-rne"))
-        return acc + ldexp(1, -9);
-    if (!strcmp(precision, "3xtf32"))
-        return acc + ldexp(1, -21);
-    return acc;
-}
-
 static void run(tilecRuntime rt, const Tile *t, const char *arch, const char *precision, const Layouts *l,
                 const char *env)
 {
@@ -110,7 +100,7 @@ static void run(tilecRuntime rt, const Tile *t, const char *arch, const char *pr
     GPU_CHECK(rt, tilecSynchronize(rt));
     gpu_download(rt, C, dC, sizeof(float) * (M * N + 2 * G));
 
-    double tol = tolerance(precision, K), worst = 0;
+    double tol = gpu_gemm_tolerance(precision, K), worst = 0;
     size_t bad = 0;
     for (size_t g = 0; g < 2 * G; g++) {
         size_t at = g < G ? g : M * N + g;
