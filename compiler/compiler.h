@@ -19,6 +19,8 @@ typedef struct {
     int line_info;             /* .loc lines in the PTX (default on) */
     int prefetch;              /* pass_prefetch (default off; -fprefetch) */
     int wgmma;                 /* sm_90a: pass_wgmma pipelines GEMM loops (default on; -fno-wgmma) */
+    int mma_pipeline;          /* pass_mma pipelines the GEMM loops wgmma does not take, with cp.async and
+                                * mma.sync (sm_80's, default on; -fno-mma-pipeline) */
     int wgmma_hoist;           /* experimental (-fwgmma-hoist, default off): producer address terms
                                 * hoisted, unchecked 4-byte copies for misaligned inside tiles */
     int wgmma_unaligned;       /* sm_90a (default on; -fno-wgmma-unaligned): where A or B is not 16-byte
@@ -370,6 +372,19 @@ int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d);
 /* pass_wgmma.c: marks GEMM loops for the sm_90a warp-specialized wgmma
  * pipeline (before pass_precision). */
 int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d);
+/* The GEMM loop form every pipeline takes (pass_wgmma.c's top: for %k over
+ * load A[.., k], load B[k, ..], dot, yield, the views and the other indices
+ * defined before the loop, padding 0; from a constant tile unless any_init):
+ * loop fi's dot instruction, or 0 and why (a remark's text, at most n
+ * bytes). */
+uint32_t gemm_loop_form(const TirModule *m, uint32_t fi, int any_init, char *why, size_t n);
+/* pass_mma.c: marks the GEMM loops no wgmma pipeline took for the
+ * multi-stage cp.async + mma.sync pipeline (lower_mma_pipeline.c), after
+ * pass_wgmma and before pass_precision: for.ival = -stages. */
+int pass_mma(TirModule *m, const TcOptions *o, Diag *d);
+/* Its shared memory per stage: A as BM rows of BK + 4 f32, B as BK rows of
+ * BN + 8 (conflict-free fragment reads, rows on 16 bytes). */
+uint32_t mma_pipeline_stage_bytes(uint32_t bm, uint32_t bn, uint32_t bk);
 /* The pipeline's shared memory: one stage, the lag between a step's copies
  * and its use, and the whole (pass_wgmma.c says how it is laid out). */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);

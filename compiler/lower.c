@@ -204,6 +204,11 @@ void lower_FOR(Lower *L, uint32_t i)
         lower_wgmma_loop(L, i);
         return;
     }
+    if (in.ival < 0) { /* marked by pass_mma */
+        lw_order_pipeline(L, in.body);
+        lower_mma_loop(L, i);
+        return;
+    }
     const uint32_t *args = tir_args(m, &in);
     const TirBlock *body = &m->blocks[in.body];
     const uint32_t *bargs = tir_block_args(m, body);

@@ -86,6 +86,7 @@ typedef struct {
     uint32_t m, n;
     int trunc;           /* FMA path of a tf32 dot: read operands as tf32 */
     int rn_acc;          /* {accumulate = rn}: each k-step's MMA from zero, then an f32 add */
+    int round;           /* f32 fragments: LW_FRAG_* */
 } DotCtx;
 
 static LLVMValueRef smem_at(Lower *L, LLVMValueRef base, LLVMTypeRef t, LLVMValueRef row, uint32_t ld, LLVMValueRef col)
@@ -114,6 +115,27 @@ static LLVMValueRef pack_pair(Lower *L, const DotCtx *x, LLVMValueRef k, LLVMVal
     return LLVMBuildInsertElement(L->b, v, hi, lw_const_i32(L, 1), "");
 }
 
+/* An f32 fragment's bits (i32) rounded for the tensor core, which drops
+ * the low 13 bits: half an ulp added (ties away), or half less one plus
+ * the kept lowest bit (ties to even); NaN a quiet NaN, whose high payload
+ * bits an add could carry into the sign. Inf and values rounding past
+ * FLT_MAX come out Inf, as round_tf32's do. */
+static LLVMValueRef frag_round(Lower *L, LLVMValueRef v, int round)
+{
+    if (round == LW_FRAG_AS_IS)
+        return v;
+    LLVMBuilderRef b = L->b;
+    if (round == LW_FRAG_RNE && L->o->arch >= ARCH_SM90A) /* a NaN stays one */
+        return lw_asm(L, L->t_i32, "cvt.rn.tf32.f32 $0, $1;", "=r,r", &v, 1, 0);
+    LLVMValueRef r = round == LW_FRAG_RNA ? LLVMBuildAdd(b, v, lw_const_i32(L, 0x1000), "")
+                                          : LLVMBuildAdd(b, LLVMBuildAdd(b, v, lw_const_i32(L, 0xFFF), ""),
+                                                         LLVMBuildAnd(b, LLVMBuildLShr(b, v, lw_const_i32(L, 13), ""),
+                                                                      lw_const_i32(L, 1), ""), "");
+    LLVMValueRef f = LLVMBuildBitCast(b, v, L->t_f32, "");
+    LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, f, f, "");
+    return LLVMBuildSelect(b, nan, lw_const_i32(L, 0x7FC00000), r, "");
+}
+
 static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
 {
     const DotCtx *x = ctx;
@@ -139,7 +161,7 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
             LLVMValueRef c0 = LLVMBuildAdd(L->b, k0, t, ""), c1 = add_c(L, c0, 4);
             LLVMValueRef rc[4][2] = {{r0, c0}, {r1, c0}, {r0, c1}, {r1, c1}};
             for (int q = 0; q < 4; q++)
-                afr[mi][q] = LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->a, L->t_f32, rc[q][0], x->lda, rc[q][1]), "");
+                afr[mi][q] = frag_round(L, LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->a, L->t_f32, rc[q][0], x->lda, rc[q][1]), ""), x->round);
         } else {
             LLVMTypeRef et = lw_elem_type(L, x->e), vt = LLVMVectorType(et, 2);
             LLVMValueRef c0 = LLVMBuildAdd(L->b, k0, LLVMBuildShl(L->b, t, lw_const_i32(L, 1), ""), "");
@@ -158,8 +180,8 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
         LLVMValueRef col = add_c(L, bcol0, ni * 8);
         if (tf32) {
             LLVMValueRef k = LLVMBuildAdd(L->b, k0, t, "");
-            bfr[ni][0] = LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, k, x->ldb, col), "");
-            bfr[ni][1] = LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, add_c(L, k, 4), x->ldb, col), "");
+            bfr[ni][0] = frag_round(L, LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, k, x->ldb, col), ""), x->round);
+            bfr[ni][1] = frag_round(L, LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, add_c(L, k, 4), x->ldb, col), ""), x->round);
         } else {
             LLVMValueRef k = LLVMBuildAdd(L->b, k0, LLVMBuildShl(L->b, t, lw_const_i32(L, 1), ""), "");
             bfr[ni][0] = pack_pair(L, x, k, col);
@@ -181,6 +203,14 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
                 c[q] = x->rn_acc ? LLVMBuildFAdd(L->b, c[q], d, "") : d;
             }
         }
+}
+
+void lw_mma_smem_step(Lower *L, LLVMValueRef a, uint32_t lda, LLVMValueRef b, uint32_t ldb, const Layout *lay,
+                      LLVMValueRef row0, LLVMValueRef col0, int round, LLVMValueRef k0, LLVMValueRef *acc)
+{
+    DotCtx x = {.a = a, .b = b, .lda = lda, .ldb = ldb, .e = ELEM_F32, .lay = *lay, .row0 = row0, .col0 = col0,
+                .m = lay->rows, .n = lay->cols, .round = round};
+    mma_step(L, &x, k0, acc);
 }
 
 /* ---- CUDA-core FMA ---- */

@@ -19,6 +19,7 @@ void tc_options_default(TcOptions *o)
     o->line_info = 1;
     o->prefetch = 0; /* measured no faster on the H200 (bench/NOTES.md v1) */
     o->wgmma = 1;
+    o->mma_pipeline = 1;
     o->wgmma_swapped = 1;
     o->wgmma_unaligned = 1; /* a loop of its own, taken only for misaligned operands (bench/NOTES.md v7) */
     o->wgmma_roles = 1;     /* 128x128 +17%, 128x256 +5% on the H200 (bench/NOTES.md v7) */
@@ -45,7 +46,7 @@ void tc_options_default(TcOptions *o)
 const char *tc_arch_name(TcArch a) { return a == ARCH_SM80 ? "sm_80" : "sm_90a"; }
 
 /* The passes --dump-after accepts (pipeline.c runs them in this order). */
-const char *const tc_pass_names[] = {"parse", "wgmma", "precision", "prefetch", NULL};
+const char *const tc_pass_names[] = {"parse", "wgmma", "mma", "precision", "prefetch", NULL};
 
 unsigned tc_pass_bit(const char *name, size_t n)
 {
@@ -62,6 +63,7 @@ static const struct {
 } flags[] = {
     {"prefetch", offsetof(TcOptions, prefetch)},
     {"wgmma", offsetof(TcOptions, wgmma)},
+    {"mma-pipeline", offsetof(TcOptions, mma_pipeline)},
     {"wgmma-hoist", offsetof(TcOptions, wgmma_hoist)},
     {"wgmma-ffma-wide", offsetof(TcOptions, wgmma_ffma_wide)},
     {"wgmma-one-producer", offsetof(TcOptions, wgmma_one_producer)},
@@ -155,7 +157,7 @@ int tc_option_parse(TcOptions *o, const char *opt, StrBuf *err)
                 set |= bit;
             else {
                 sb_printf(err, "error: unknown pass '%.*s' in --dump-after; use all, or some of parse, wgmma, "
-                          "precision, prefetch (a comma between two)\n", (int)n, p);
+                          "mma, precision, prefetch (a comma between two)\n", (int)n, p);
                 return -1;
             }
             p += n;

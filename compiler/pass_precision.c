@@ -3,7 +3,7 @@
  *
  * Needs: a verified module.
  * Guarantees: every dot on f32 operands, except those of loops marked by
- * pass_wgmma (their producer warps round the operands), has precision ieee or tf32-trunc;
+ * pass_wgmma or pass_mma (their pipelines round the operands), has precision ieee or tf32-trunc;
  * tf32-trunc dots whose mode was rna/rne/3xtf32 read operands that are
  * already TF32 values, so the tensor core's truncation is exact:
  *
@@ -305,14 +305,14 @@ int pass_precision(TirModule *m, TirPrecision default_mode, Diag *d)
         !p.tail_block)
         p.oom = 1;
 
-    /* dots of loops marked by pass_wgmma keep their explicit mode: the
-     * pipeline's producer rounds their operands */
+    /* dots of loops marked by pass_wgmma or pass_mma keep their explicit
+     * mode: the pipeline rounds their operands */
     uint8_t *skip = calloc(m->ninsts + 1, 1);
     if (!skip)
         p.oom = 1;
     for (uint32_t i = 1; skip && i < p.ninsts0; i++) {
         const TirInst *f = &m->insts[i];
-        if (f->op != OP_FOR || f->ival <= 0 || !f->body)
+        if (f->op != OP_FOR || f->ival == 0 || !f->body)
             continue;
         const TirBlock *b = &m->blocks[f->body];
         for (uint32_t k = 0; k < b->ninsts; k++)

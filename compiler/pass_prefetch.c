@@ -13,7 +13,7 @@
  * when it sits directly in the loop body, every index is the induction
  * variable or defined outside the loop, and nothing in the loop stores to
  * memory (a store could change what the early load reads), and the loop
- * is not one pass_wgmma marked (its pipeline loads ahead itself). Loads are
+ * is not one pass_wgmma or pass_mma marked (its pipeline loads ahead itself). Loads are
  * bounds-checked, so the extra load past the last iteration reads only
  * in-view memory (or nothing) and its value is dropped.
  */
@@ -133,7 +133,7 @@ static int prefetch_loop(TirModule *m, const uint32_t *ib, uint32_t fi, uint32_t
     TirInst f = m->insts[fi];
     TirBlock body = m->blocks[f.body];
     /* a loop marked by pass_wgmma keeps its shape: its pipeline prefetches */
-    if (body.ninsts < 2 || f.ival > 0 || stores_in(m, f.body))
+    if (body.ninsts < 2 || f.ival != 0 || stores_in(m, f.body))
         return 0;
     uint32_t iv = m->pool[body.args];
     uint32_t lo = m->pool[f.args], step = m->pool[f.args + 2];

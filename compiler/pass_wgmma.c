@@ -278,13 +278,10 @@ static uint32_t not_taken(char *why, size_t n, const char *fmt, ...)
     return 0;
 }
 
-/* Returns the stages for loop fi (0: not a pipelined GEMM loop, and why;
- * what (a constant string) names the pipeline taken). */
-static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const TcOptions *o, char *why, size_t n,
-                           const char **what, TirPrecision *prec)
+uint32_t gemm_loop_form(const TirModule *m, uint32_t fi, int any_init, char *why, size_t n)
 {
-    static const char shape[] = "not of the pipeline's form: for %%k step 32 (64 for f16/bf16) over "
-                                "load A[.., k], load B[k, ..], dot, yield, from a constant tile";
+    static const char shape[] = "not of the pipeline's form: for %%k step BK over load A[.., k], load B[k, ..], "
+                                "dot, yield, from a constant tile";
     const TirInst *f = &m->insts[fi];
     if (f->nresults != 1 || f->nargs != 4)
         return not_taken(why, n, shape);
@@ -304,11 +301,25 @@ static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const 
         return not_taken(why, n, "the dot asks for {accumulate = rn}, which only the generic lowering does");
     const uint32_t *da = tir_args(m, dot);
     uint32_t init = tir_value_def_inst(m, tir_args(m, f)[3]);
-    if (!init || !splat_op((TirOp)m->insts[init].op))
+    if (!any_init && (!init || !splat_op((TirOp)m->insts[init].op)))
         return not_taken(why, n, "the accumulator does not start from a constant tile");
     if (da[2] != carried || !load_ok(m, da[0], f->body, kv, 1) || !load_ok(m, da[1], f->body, kv, 0))
         return not_taken(why, n, "the dot's operands are not loads at [.., k] and [k, ..] of views "
                                  "defined before the loop (padding 0)");
+    return di;
+}
+
+/* Returns the stages for loop fi (0: not a pipelined GEMM loop, and why;
+ * what (a constant string) names the pipeline taken). */
+static uint32_t match_loop(TirModule *m, const TirKernel *k, uint32_t fi, const TcOptions *o, char *why, size_t n,
+                           const char **what, TirPrecision *prec)
+{
+    const TirInst *f = &m->insts[fi];
+    uint32_t di = gemm_loop_form(m, fi, 0, why, n);
+    if (!di)
+        return 0;
+    const TirInst *dot = &m->insts[di];
+    const uint32_t *da = tir_args(m, dot);
     TirType ta = tir_value_type(m, da[0]), tb = tir_value_type(m, da[1]);
     if (k->warps != 4 && k->warps != 8)
         return not_taken(why, n, "warps(%u): the pipeline takes warps(4) or warps(8)", k->warps);
@@ -401,7 +412,8 @@ static int is_gemm_loop(const TirModule *m, const TirInst *in)
  * why, every one (no pipeline at all: sm_80, -fno-wgmma); without, those
  * nested inside another loop (the pipeline takes a kernel's top-level loop
  * only), each said with the outermost loop around it */
-static void remark_loops(const TirModule *m, const TirBlock *b, uint32_t outer, const char *why, Diag *d)
+static void remark_loops(const TirModule *m, const TirBlock *b, uint32_t outer, const char *why, const char *left,
+                         Diag *d)
 {
     for (uint32_t j = 0; j < b->ninsts; j++) {
         const TirInst *in = &m->insts[m->pool[b->insts + j]];
@@ -409,21 +421,25 @@ static void remark_loops(const TirModule *m, const TirBlock *b, uint32_t outer, 
             continue;
         int has_dot = is_gemm_loop(m, in);
         if (has_dot && why)
-            diag_remark(d, in->loc, "loop left to the generic lowering: %s", why);
+            diag_remark(d, in->loc, "%s: %s", left, why);
         else if (has_dot && outer)
-            diag_remark(d, in->loc, "loop left to the generic lowering: it is inside the loop at line %u, and the "
-                                    "pipeline takes a loop of the kernel's body only", m->insts[outer].loc.line);
-        remark_loops(m, &m->blocks[in->body], outer ? outer : m->pool[b->insts + j], why, d);
+            diag_remark(d, in->loc, "%s: it is inside the loop at line %u, and the pipeline takes a loop of the "
+                                    "kernel's body only", left, m->insts[outer].loc.line);
+        remark_loops(m, &m->blocks[in->body], outer ? outer : m->pool[b->insts + j], why, left, d);
     }
 }
 
 int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
 {
+    /* where pass_mma may take what this pass does not, it says what becomes of the loop */
+    const char *left = o->mma_pipeline ? "loop not pipelined with wgmma" : "loop left to the generic lowering";
     if (o->arch != ARCH_SM90A || !o->wgmma) {
+        if (o->mma_pipeline) /* pass_mma's remarks say it all */
+            return 0;
         const char *why = o->arch != ARCH_SM90A ? "the wgmma pipeline is sm_90a's (mma.sync here)"
                                                 : "-fno-wgmma (mma.sync here)";
         for (uint32_t ki = 0; o->remarks && ki < m->nkernels; ki++)
-            remark_loops(m, &m->blocks[m->kernels[ki].body], 0, why, d);
+            remark_loops(m, &m->blocks[m->kernels[ki].body], 0, why, left, d);
         return 0;
     }
     for (uint32_t ki = 0; ki < m->nkernels; ki++) {
@@ -442,13 +458,12 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                     diag_remark(d, m->insts[i].loc, "GEMM loop pipelined with wgmma: %s%s%s, %u stages", what,
                                 p == PREC_DEFAULT ? "" : ", ", p == PREC_DEFAULT ? "" : tir_precision_name(p), stages);
                 else if (o->remarks)
-                    diag_remark(d, m->insts[i].loc, "loop left to the generic lowering: %s", why);
+                    diag_remark(d, m->insts[i].loc, "%s: %s", left, why);
                 for (uint32_t l = j + 1; o->remarks && l < b->ninsts; l++) { /* the kernel's later GEMM loops */
                     const TirInst *later = &m->insts[m->pool[b->insts + l]];
                     if (is_gemm_loop(m, later))
-                        diag_remark(d, later->loc, "loop left to the generic lowering: the pipeline takes "
-                                                   "a kernel's first loop only (line %u)",
-                                    m->insts[i].loc.line);
+                        diag_remark(d, later->loc, "%s: the pipeline takes a kernel's first loop only (line %u)",
+                                    left, m->insts[i].loc.line);
                 }
                 break; /* one pipeline per kernel */
             }
@@ -456,9 +471,9 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                 for (uint32_t l = j + 1; o->remarks && l < b->ninsts; l++)
                     if (m->insts[m->pool[b->insts + l]].op == OP_FOR) {
                         diag_remark(d, m->insts[m->pool[b->insts + l]].loc,
-                                    "loop left to the generic lowering: the '%s' at line %u comes before it, and "
-                                    "the pipeline's producer warps would run it too",
-                                    tir_ops[m->insts[i].op].name, m->insts[i].loc.line);
+                                    "%s: the '%s' at line %u comes before it, and the pipeline's producer "
+                                    "warps would run it too",
+                                    left, tir_ops[m->insts[i].op].name, m->insts[i].loc.line);
                         break;
                     }
                 break;
@@ -469,7 +484,7 @@ int pass_wgmma(TirModule *m, const TcOptions *o, Diag *d)
                 diag_remark(d, m->insts[m->pool[b->insts + j]].loc,
                             "dot outside a loop: the generic lowering (the wgmma pipeline takes a GEMM loop)");
         if (o->remarks)
-            remark_loops(m, b, 0, NULL, d);
+            remark_loops(m, b, 0, NULL, left, d);
     }
     return 0;
 }

@@ -4,6 +4,8 @@
  *   parse (ir/parse.c)            .tir text -> tile IR
  *   verify (ir/verify.c)          after parsing and after every pass
  *   wgmma (pass_wgmma.c)          sm_90a: marks GEMM loops for the wgmma pipeline
+ *   mma (pass_mma.c)              marks the GEMM loops left for the cp.async + mma.sync
+ *                                 pipeline (sm_80's)
  *   precision (pass_precision.c)  f32 dots -> explicit TF32 rounding / 3xTF32 split
  *   prefetch (pass_prefetch.c)    loop loads issued one iteration ahead
  *   entries (entries.c)           each kernel entry point (tf32-rna: two) on a thread
@@ -99,6 +101,10 @@ int tc_compile(const char *file, const char *src, size_t len, const TcOptions *o
     int bad = pass_wgmma(m, opts, &d) != 0 || verify_after(m, opts, "wgmma", &d);
     if (!bad) {
         dump(m, opts, "wgmma", &passes);
+        bad = pass_mma(m, opts, &d) != 0 || verify_after(m, opts, "mma", &d);
+    }
+    if (!bad) {
+        dump(m, opts, "mma", &passes);
         bad = pass_precision(m, opts->precision, &d) != 0 || verify_after(m, opts, "precision", &d);
     }
     if (!bad) {

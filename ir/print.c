@@ -433,6 +433,8 @@ static void print_inst(Pr *r, uint32_t i, int depth)
         put(r, " {");
         if (in->ival > 0) /* marked by pass_wgmma; a comment, so it re-parses */
             sb_printf(r->out, " // wgmma pipeline, %d stages", in->ival);
+        else if (in->ival < 0) /* marked by pass_mma */
+            sb_printf(r->out, " // mma.sync pipeline, %d stages", -in->ival);
         put(r, "\n");
         return;
     }
