@@ -1,12 +1,36 @@
-# Session 41: session 40's notrun_go3.sh (never ran): the full benchmark with cuBLAS and Triton in the same run, for BENCHMARKS.md. Build 01f27fb.
+# Session 41, call 1: the sm_80 cp.async + mma.sync pipeline (e33d739: pass_mma,
+# lower_mma_pipeline.c) on hardware. First the tests that run it (gpu_test_gemm's quick tf32
+# cases, both targets; gpu_test_random; gpu_test_strides, new in session 40, never run on a GPU),
+# then old (01f27fb: the generic lowering, one shared buffer, no overlap) against new, two
+# interleaved rounds, sm_80 tf32-rna / tf32-rne / tf32-trunc at 128x128 w8 and 128x256 w8 (new
+# also 128x128 at 3 stages: two blocks an SM), no cuBLAS; then new once with cuBLAS TF32 for the
+# ratio. bench_gemm prints each shape's modes in the order tf32-trunc, tf32-rna, tf32-rne.
+# Predicted: sm_80 tf32-rna 128x128 from ~38 (v43) to 120-200 TFLOP/s (a pipelined mma.sync GEMM
+# reaches ~50-70% of the TF32 peak before Hopper); tf32-trunc above rna (no rounding in the
+# fragment reads); the sm_90a rows unchanged (wgmma takes their loops).
 . bench/device/env.sh
-S=$SECONDS; R=$OUT
-export SHAPES=1024,4096,8192,8191x8193x8190,4096x4096x64
-export BENCH_ARGS="--cfg=128x256x32w8g8,128x128x32w8 --cfg-bf16=128x256x64w8g8,128x128x64w8 --target-ms=40 --warmup-ms=20 --modes=tf32-rna,tf32-rne,3xtf32,ieee,bf16 --archs=sm_90a,sm_80 --compile-runs=3"
-left=$((585-(SECONDS-S))); echo "full run, limit ${left}s"
-timeout $left bash bench/run.sh $B $R/full > $R/run.log 2>&1; echo "run.sh exit $? t=$((SECONDS-S))"
-grep -E '^\[|^ *(cublas|tilec)' $R/full/tilec_gemm.log | grep -v sm_80 | tr -s ' ' | cut -c1-100 | head -70
-grep -A14 '^compile time' $R/full/tilec_gemm.log | grep -v '^--' | head -20
-grep -E 'tf32|bf16|ieee|first-call' $R/full/triton_gemm.log | head -30
-gzip $R/run.log; tar -C $R -czf $R/full.tgz full && rm -rf $R/full
+S=$SECONDS; R=$OUT; LIMIT=${LIMIT:-590}
+TILEC_GPU_QUICK=1 TILEC_TEST_PRECISION=tf32-rna,tf32-rne,tf32-trunc timeout 200 $B/bin/gpu_test_gemm > $R/gemm.log 2>&1
+echo "gemm exit $? $(grep -c ': ok' $R/gemm.log) ok ($(grep '^sm_80' $R/gemm.log | grep -c ': ok') sm_80); $(tail -1 $R/gemm.log) t=$((SECONDS-S))"
+TILEC_RANDOM_N=100 TILEC_TEST_SEED=41600 timeout 90 $B/bin/gpu_test_random > $R/random.log 2>&1; echo "random exit $? $(tail -1 $R/random.log) t=$((SECONDS-S))"
+timeout 40 $B/bin/gpu_test_strides > $R/strides.log 2>&1; echo "strides exit $? $(tail -1 $R/strides.log) t=$((SECONDS-S))"
+grep -hE 'FAIL|BAD' $R/*.log | head -8
+gzip $R/*.log
+bg() {
+  local v=$1; shift
+  local cmd=("$B/bin/bench_gemm")
+  [ "$v" = old ] && cmd=(env "LD_LIBRARY_PATH=$OLD_B:$LD_LIBRARY_PATH" "$OLD_B/bench_gemm")
+  timeout 90 "${cmd[@]}" --target-ms=25 --warmup-ms=15 --compile-runs=1 --shapes=4096,8191x8193x8190 --archs=sm_80 \
+    --modes=tf32-rna,tf32-rne,tf32-trunc "$@" 2>&1 | grep -E '^ *(tilec|cublas)' | awk '{for(i=1;i<=NF;i++) if($i=="TFLOP/s") printf "%s  ", $(i-1)}'
+}
+for r in 1 2; do
+  for v in old new; do
+    left=$((LIMIT-(SECONDS-S))); [ $left -lt 70 ] && break 2
+    extra=""; [ $v = new ] && extra=",128x128x32w8s3"
+    echo "$v $r 128x128,128x256$extra: $(bg $v --no-cublas --cfg=128x128x32w8,128x256x32w8$extra)  t=$((SECONDS-S))"
+  done
+done
+left=$((LIMIT-(SECONDS-S))); [ $left -gt 70 ] && $B/bin/bench_gemm --target-ms=25 --warmup-ms=15 --compile-runs=1 \
+  --shapes=4096,8191x8193x8190 --archs=sm_80 --modes=tf32-rna --cfg=128x128x32w8,128x128x32w8s3 > $R/cublas.log 2>&1
+sed -n '/^shape /,$p' $R/cublas.log | cut -c1-150 | head -20; gzip $R/cublas.log
 echo "t=$((SECONDS-S))"
