@@ -3,7 +3,7 @@
 # bench/run.sh and bench/quick.sh expect ($B/tilec static, $B/bench/bench_gemm),
 # points the tests at the sources and prints the GPU.
 B=/tmp/b
-rm -rf "$B" && mkdir -p "$B" && tar -C "$B" -xJf carry/b.tar.xz
+rm -rf "$B" && mkdir -p "$B" && tar -C "$B" -xJf "${CARRY:-carry/b.tar.xz}"
 ln -sf bin/tilec_static "$B/tilec"
 mkdir -p "$B/bench" && ln -sf ../bin/bench_gemm "$B/bench/bench_gemm"
 OLD_B=""; [ -d "$B/old" ] && OLD_B=$B/old   # run old/bench_gemm with LD_LIBRARY_PATH=$OLD_B
