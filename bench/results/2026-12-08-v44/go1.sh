@@ -8,7 +8,7 @@
 # Predicted: sm_80 tf32-rna 128x128 from ~38 (v43) to 120-200 TFLOP/s (a pipelined mma.sync GEMM
 # reaches ~50-70% of the TF32 peak before Hopper); tf32-trunc above rna (no rounding in the
 # fragment reads); the sm_90a rows unchanged (wgmma takes their loops).
-. bench/device/env.sh
+. bench/device/env.sh   # run with CARRY=carry/b1.tar.xz (the pack without the static builds, for the size limit)
 S=$SECONDS; R=$OUT; LIMIT=${LIMIT:-590}
 TILEC_GPU_QUICK=1 TILEC_TEST_PRECISION=tf32-rna,tf32-rne,tf32-trunc timeout 200 $B/bin/gpu_test_gemm > $R/gemm.log 2>&1
 echo "gemm exit $? $(grep -c ': ok' $R/gemm.log) ok ($(grep '^sm_80' $R/gemm.log | grep -c ': ok') sm_80); $(tail -1 $R/gemm.log) t=$((SECONDS-S))"
