@@ -286,7 +286,7 @@ Layout dot_result_layout(Lower *L, uint32_t inst);
  * layout_base_row/col); each fragment read as it is, or with round
  * (LW_FRAG_*) half a TF32 ulp added for the tensor core's truncation to
  * complete (lower_mma_pipeline.c). */
-enum { LW_FRAG_AS_IS, LW_FRAG_RNA, LW_FRAG_RNE };
+enum { LW_FRAG_AS_IS, LW_FRAG_RNA, LW_FRAG_RNE, LW_FRAG_X3 /* 3xtf32's split and three MMAs */ };
 void lw_mma_smem_step(Lower *L, LLVMValueRef a, uint32_t lda, LLVMValueRef b, uint32_t ldb, const Layout *lay,
                       LLVMValueRef row0, LLVMValueRef col0, int round, LLVMValueRef k0, LLVMValueRef *acc);
 /* lower_mma_pipeline.c: a loop marked by pass_mma. */

@@ -136,6 +136,68 @@ static LLVMValueRef frag_round(Lower *L, LLVMValueRef v, int round)
     return LLVMBuildSelect(b, nan, lw_const_i32(L, 0x7FC00000), r, "");
 }
 
+/* 3xtf32's split of a fragment's bits v, as pass_precision writes it: big
+ * = rna(v) (a NaN one), small = rna(v - big) and hic = big where big is
+ * finite, both 0 where not (so Inf * 0 makes no NaN in the cross terms;
+ * the big product carries Inf and NaN). small's rounding is completed by
+ * the tensor core, big's here: v - big must be exact. */
+static void frag_split3(Lower *L, LLVMValueRef v, LLVMValueRef out[3])
+{
+    LLVMBuilderRef b = L->b;
+    LLVMTypeRef f32 = L->t_f32;
+    LLVMValueRef f = LLVMBuildBitCast(b, v, f32, "");
+    LLVMValueRef big = LLVMBuildAnd(b, LLVMBuildAdd(b, v, lw_const_i32(L, 0x1000), ""),
+                                    lw_const_i32(L, (int32_t)0xFFFFE000u), "");
+    big = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealUNO, f, f, ""), lw_const_i32(L, 0x7FC00000), big, "big");
+    LLVMValueRef bigf = LLVMBuildBitCast(b, big, f32, "");
+    LLVMValueRef mag = lw_call(L, "llvm.fabs", &f32, 1, &bigf, 1);
+    LLVMValueRef fin = LLVMBuildFCmp(b, LLVMRealOLT, mag, LLVMConstReal(f32, __builtin_inf()), "");
+    LLVMValueRef small = LLVMBuildBitCast(b, LLVMBuildFSub(b, f, bigf, ""), L->t_i32, "");
+    small = LLVMBuildAdd(b, small, lw_const_i32(L, 0x1000), "");
+    out[0] = big;
+    out[1] = LLVMBuildSelect(b, fin, small, lw_const_i32(L, 0), "small");
+    out[2] = LLVMBuildSelect(b, fin, big, lw_const_i32(L, 0), "hic");
+}
+
+/* 3xtf32 on one k step's fragments (their raw bits): each 16x8 tile's
+ * small_a hic_b + hic_a small_b + big_a big_b from zero in the tensor core,
+ * then added to the accumulator by an RN add (the cross terms at their own
+ * magnitude, the big products' truncating accumulation one k step deep;
+ * the pipelines' order, docs/TIR.md). */
+static void x3_mmas(Lower *L, const DotCtx *x, LLVMValueRef afr[][4], LLVMValueRef bfr[][2], uint32_t mt, uint32_t nt,
+                    LLVMTypeRef fty, LLVMValueRef fn, LLVMTypeRef *pt, LLVMValueRef *acc)
+{
+    LLVMValueRef (*as)[4][3] = lw_alloc(L, mt * sizeof *as), (*bs)[2][3] = lw_alloc(L, nt * sizeof *bs);
+    if (!as || !bs)
+        return;
+    for (uint32_t mi = 0; mi < mt; mi++)
+        for (int q = 0; q < 4; q++)
+            frag_split3(L, afr[mi][q], as[mi][q]);
+    for (uint32_t ni = 0; ni < nt; ni++)
+        for (int q = 0; q < 2; q++)
+            frag_split3(L, bfr[ni][q], bs[ni][q]);
+    static const int terms[3][2] = {{1, 2}, {2, 1}, {0, 0}}; /* (a, b): small·hic, hic·small, big·big */
+    for (uint32_t mi = 0; mi < mt; mi++)
+        for (uint32_t ni = 0; ni < nt; ni++) {
+            LLVMValueRef *c = &acc[(mi * x->lay.nt + ni) * 4];
+            LLVMValueRef d[4];
+            for (int q = 0; q < 4; q++)
+                d[q] = LLVMConstReal(L->t_f32, 0.0);
+            for (int t = 0; t < 3; t++) {
+                int ta = terms[t][0], tb = terms[t][1];
+                LLVMValueRef args[10] = {as[mi][0][ta], as[mi][1][ta], as[mi][2][ta], as[mi][3][ta],
+                                         bs[ni][0][tb], bs[ni][1][tb], d[0], d[1], d[2], d[3]};
+                for (int q = 0; q < 10; q++)
+                    args[q] = fit(L, args[q], pt[q]);
+                LLVMValueRef res = LLVMBuildCall2(L->b, fty, fn, args, 10, "");
+                for (unsigned q = 0; q < 4; q++)
+                    d[q] = LLVMBuildExtractValue(L->b, res, q, "");
+            }
+            for (int q = 0; q < 4; q++)
+                c[q] = LLVMBuildFAdd(L->b, c[q], d[q], "");
+        }
+}
+
 static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
 {
     const DotCtx *x = ctx;
@@ -161,7 +223,7 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
             LLVMValueRef c0 = LLVMBuildAdd(L->b, k0, t, ""), c1 = add_c(L, c0, 4);
             LLVMValueRef rc[4][2] = {{r0, c0}, {r1, c0}, {r0, c1}, {r1, c1}};
             for (int q = 0; q < 4; q++)
-                afr[mi][q] = frag_round(L, LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->a, L->t_f32, rc[q][0], x->lda, rc[q][1]), ""), x->round);
+                afr[mi][q] = LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->a, L->t_f32, rc[q][0], x->lda, rc[q][1]), "");
         } else {
             LLVMTypeRef et = lw_elem_type(L, x->e), vt = LLVMVectorType(et, 2);
             LLVMValueRef c0 = LLVMBuildAdd(L->b, k0, LLVMBuildShl(L->b, t, lw_const_i32(L, 1), ""), "");
@@ -180,14 +242,24 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
         LLVMValueRef col = add_c(L, bcol0, ni * 8);
         if (tf32) {
             LLVMValueRef k = LLVMBuildAdd(L->b, k0, t, "");
-            bfr[ni][0] = frag_round(L, LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, k, x->ldb, col), ""), x->round);
-            bfr[ni][1] = frag_round(L, LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, add_c(L, k, 4), x->ldb, col), ""), x->round);
+            bfr[ni][0] = LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, k, x->ldb, col), "");
+            bfr[ni][1] = LLVMBuildLoad2(L->b, L->t_i32, smem_at(L, x->b, L->t_f32, add_c(L, k, 4), x->ldb, col), "");
         } else {
             LLVMValueRef k = LLVMBuildAdd(L->b, k0, LLVMBuildShl(L->b, t, lw_const_i32(L, 1), ""), "");
             bfr[ni][0] = pack_pair(L, x, k, col);
             bfr[ni][1] = pack_pair(L, x, add_c(L, k, 8), col);
         }
     }
+    if (x->round == LW_FRAG_X3) {
+        x3_mmas(L, x, afr, bfr, mt, nt, fty, fn, pt, acc);
+        return;
+    }
+    for (uint32_t mi = 0; tf32 && mi < mt; mi++)
+        for (int q = 0; q < 4; q++)
+            afr[mi][q] = frag_round(L, afr[mi][q], x->round);
+    for (uint32_t ni = 0; tf32 && ni < nt; ni++)
+        for (int q = 0; q < 2; q++)
+            bfr[ni][q] = frag_round(L, bfr[ni][q], x->round);
     for (uint32_t mi = 0; mi < mt; mi++)
         for (uint32_t ni = 0; ni < nt; ni++) {
             LLVMValueRef *c = &acc[(mi * l->nt + ni) * 4];

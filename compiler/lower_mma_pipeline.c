@@ -24,7 +24,9 @@
  * fragment is read from shared memory: tf32-rna adds half a TF32 ulp to the
  * bits and tf32-rne the same rounded to even (the tensor core drops the low
  * 13 bits, which completes the rounding; NaN kept a NaN), tf32-trunc reads
- * them as they are.
+ * them as they are, and 3xtf32 splits them (big, small, hic) for three
+ * MMAs a tile from zero, added to the accumulator by an RN add each k8
+ * step (lower_dot.c).
  *
  * Needs: the loop marked by pass_mma (for.ival = -stages, the dot's ival
  * its precision). Guarantees: the loop's result is the dot's accumulation
@@ -249,7 +251,7 @@ void lower_mma_loop(Lower *L, uint32_t fi)
     LLVMValueRef sa = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), ring,
                                     (LLVMValueRef[]){LLVMBuildMul(b, slot, c32(L, P.stage_bytes), "")}, 1, "");
     LLVMValueRef sb = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sa, (LLVMValueRef[]){c32(L, P.a_bytes)}, 1, "");
-    int round = p == PREC_TF32_RNA ? LW_FRAG_RNA : p == PREC_TF32_RNE ? LW_FRAG_RNE : 0;
+    int round = p == PREC_TF32_RNA ? LW_FRAG_RNA : p == PREC_TF32_RNE ? LW_FRAG_RNE : p == PREC_3XTF32 ? LW_FRAG_X3 : 0;
     LLVMValueRef row0 = layout_base_row(L, &lay), col0 = layout_base_col(L, &lay);
     for (uint32_t k8 = 0; k8 < bk; k8 += 8)
         lw_mma_smem_step(L, sa, bk + 4, sb, bn + 8, &lay, row0, col0, round, c32(L, k8), acc);

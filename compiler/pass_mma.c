@@ -6,14 +6,15 @@
  * Needs: a verified module, after pass_wgmma, before pass_precision.
  * Guarantees: a marked loop (for.ival = -stages, its dot's ival the
  * precision made explicit) has the GEMM form (gemm_loop_form; its
- * accumulator may start from any tile), f32
- * operands with precision tf32-trunc, tf32-rna or tf32-rne, a constant
- * step equal to the tiles' k extent BK (8 to 64), an accumulator of at
- * most 128 registers a thread, and at least two stages in shared memory.
+ * accumulator may start from any tile), f32 operands with precision
+ * tf32-trunc, tf32-rna, tf32-rne or 3xtf32, a constant step equal to the
+ * tiles' k extent BK (8 to 64), an accumulator of at most 128 registers a
+ * thread (64 for 3xtf32, whose fragments come three times), and at least
+ * two stages in shared memory.
  * The loop may sit anywhere (nested, after other work): every thread of the
  * program runs the pipeline, so what comes before or after it is the
  * generic lowering's as ever. pass_precision leaves the marked dots alone:
- * the pipeline rounds each fragment as it reads it. Everything else is
+ * the pipeline rounds (splits) each fragment as it reads it. Everything else is
  * left to the generic lowering.
  */
 #include "compiler/compiler.h"
@@ -49,8 +50,8 @@ static uint32_t match(TirModule *m, const TirKernel *k, uint32_t fi, const TcOpt
     if (p == PREC_DEFAULT)
         p = PREC_TF32_RNA;
     if (ta.elem != ELEM_F32 || tb.elem != ELEM_F32 ||
-        (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE)) {
-        snprintf(why, n, "the mma.sync pipeline takes f32 operands in tf32-trunc, tf32-rna or tf32-rne (here %s%s)",
+        (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE && p != PREC_3XTF32)) {
+        snprintf(why, n, "the mma.sync pipeline takes f32 operands in tf32-trunc, tf32-rna, tf32-rne or 3xtf32 (here %s%s)",
                  ta.elem == ELEM_F32 ? tir_precision_name(p) : tir_elem_name((TirElem)ta.elem),
                  ta.elem == ELEM_F32 ? "" : " operands");
         return 0;
@@ -60,10 +61,11 @@ static uint32_t match(TirModule *m, const TirKernel *k, uint32_t fi, const TcOpt
                          "BM of 16 or more and BN of 8 or more (here %ux%ux%u)", bm, bn, bk);
         return 0;
     }
-    uint32_t threads = k->warps * 32, regs = bm * bn / threads;
-    if (regs > 128) {
+    /* 3xtf32: each fragment three times (big, small, hic) */
+    uint32_t threads = k->warps * 32, regs = bm * bn / threads, most = p == PREC_3XTF32 ? 64 : 128;
+    if (regs > most) {
         snprintf(why, n, "a %ux%u accumulator needs %u registers a thread with %u warps; the mma.sync pipeline "
-                         "takes at most 128", bm, bn, regs, k->warps);
+                         "takes at most %u%s", bm, bn, regs, k->warps, most, p == PREC_3XTF32 ? " for 3xtf32" : "");
         return 0;
     }
     uint32_t limit = o->arch == ARCH_SM80 ? SM80_SHARED_BYTES : TC_MAX_SHARED_BYTES;
