@@ -382,9 +382,11 @@ uint32_t gemm_loop_form(const TirModule *m, uint32_t fi, int any_init, char *why
  * multi-stage cp.async + mma.sync pipeline (lower_mma_pipeline.c), after
  * pass_wgmma and before pass_precision: for.ival = -stages. */
 int pass_mma(TirModule *m, const TcOptions *o, Diag *d);
-/* Its shared memory per stage: A as BM rows of BK + 4 f32, B as BK rows of
+/* Its shared memory per stage for elements of esize bytes (4: f32; 2:
+ * f16/bf16): A as BM rows of BK + mma_pipeline_pad_a(esize), B as BK rows of
  * BN + 8 (conflict-free fragment reads, rows on 16 bytes). */
-uint32_t mma_pipeline_stage_bytes(uint32_t bm, uint32_t bn, uint32_t bk);
+uint32_t mma_pipeline_pad_a(uint32_t esize);
+uint32_t mma_pipeline_stage_bytes(uint32_t bm, uint32_t bn, uint32_t bk, uint32_t esize);
 /* The pipeline's shared memory: one stage, the lag between a step's copies
  * and its use, and the whole (pass_wgmma.c says how it is laid out). */
 uint32_t wgmma_stage_bytes(uint32_t bm, uint32_t bn, TirPrecision p);

@@ -280,15 +280,17 @@ LLVMValueRef lw_in_range(Lower *L, LLVMValueRef x, LLVMValueRef d);
 
 /* lower_dot.c: the layout a dot's result gets (MMA, or blocked for FMA). */
 Layout dot_result_layout(Lower *L, uint32_t inst);
-/* One k step (8) of mma.sync .tf32 on f32 tiles in shared memory: A's rows
- * of pitch lda at a, B's rows of pitch ldb at b (in elements), from column
- * (row) k0 of A (B), into the accumulators acc of layout lay (row0, col0:
- * layout_base_row/col); each fragment read as it is, or with round
- * (LW_FRAG_*) half a TF32 ulp added for the tensor core's truncation to
- * complete (lower_mma_pipeline.c). */
+/* One k step of mma.sync (8 for f32 tiles, .tf32; 16 for f16/bf16) on
+ * tiles of element type e in shared memory: A's rows of pitch lda at a, B's
+ * rows of pitch ldb at b (in elements), from column (row) k0 of A (B), into
+ * the accumulators acc of layout lay (row0, col0: layout_base_row/col);
+ * each f32 fragment read as it is, or with round (LW_FRAG_*) half a TF32 ulp
+ * added for the tensor core's truncation to complete, or split for 3xtf32
+ * (lower_mma_pipeline.c). */
 enum { LW_FRAG_AS_IS, LW_FRAG_RNA, LW_FRAG_RNE, LW_FRAG_X3 /* 3xtf32's split and three MMAs */ };
-void lw_mma_smem_step(Lower *L, LLVMValueRef a, uint32_t lda, LLVMValueRef b, uint32_t ldb, const Layout *lay,
-                      LLVMValueRef row0, LLVMValueRef col0, int round, LLVMValueRef k0, LLVMValueRef *acc);
+void lw_mma_smem_step(Lower *L, LLVMValueRef a, uint32_t lda, LLVMValueRef b, uint32_t ldb, TirElem e,
+                      const Layout *lay, LLVMValueRef row0, LLVMValueRef col0, int round, LLVMValueRef k0,
+                      LLVMValueRef *acc);
 /* lower_mma_pipeline.c: a loop marked by pass_mma. */
 void lower_mma_loop(Lower *L, uint32_t inst);
 

@@ -277,10 +277,11 @@ static void mma_step(Lower *L, void *ctx, LLVMValueRef k0, LLVMValueRef *acc)
         }
 }
 
-void lw_mma_smem_step(Lower *L, LLVMValueRef a, uint32_t lda, LLVMValueRef b, uint32_t ldb, const Layout *lay,
-                      LLVMValueRef row0, LLVMValueRef col0, int round, LLVMValueRef k0, LLVMValueRef *acc)
+void lw_mma_smem_step(Lower *L, LLVMValueRef a, uint32_t lda, LLVMValueRef b, uint32_t ldb, TirElem e,
+                      const Layout *lay, LLVMValueRef row0, LLVMValueRef col0, int round, LLVMValueRef k0,
+                      LLVMValueRef *acc)
 {
-    DotCtx x = {.a = a, .b = b, .lda = lda, .ldb = ldb, .e = ELEM_F32, .lay = *lay, .row0 = row0, .col0 = col0,
+    DotCtx x = {.a = a, .b = b, .lda = lda, .ldb = ldb, .e = e, .lay = *lay, .row0 = row0, .col0 = col0,
                 .m = lay->rows, .n = lay->cols, .round = round};
     mma_step(L, &x, k0, acc);
 }

@@ -44,7 +44,9 @@ typedef struct {
     LLVMValueRef d0, d1, s0, s1;  /* i64 */
     LLVMValueRef ok;              /* the view has elements and the batch index is in range */
     LLVMValueRef fast;            /* 16-byte copies (uniform) */
-    uint32_t rows, cols, pitch;   /* the tile; its shared rows' pitch in f32 */
+    uint32_t rows, cols, pitch;   /* the tile; its shared rows' pitch in elements */
+    TirElem e;
+    uint32_t esize;               /* 4 (f32) or 2 (f16, bf16) */
 } Operand;
 
 static LLVMValueRef c32(Lower *L, int64_t v) { return lw_const_i32(L, v); }
@@ -66,20 +68,22 @@ static Operand operand(Lower *L, const TirInst *ld, uint32_t rows, uint32_t cols
     const uint32_t *a = tir_args(L->m, ld);
     const LVal *v = lw_val(L, a[0]);
     int o = v->rank - 2;
+    TirElem e = (TirElem)ld->type.elem;
     Operand x = {.base = v->base, .d0 = v->dims[o], .d1 = v->dims[o + 1], .s0 = v->strides[o],
-                 .s1 = v->strides[o + 1], .rows = rows, .cols = cols, .pitch = pitch};
+                 .s1 = v->strides[o + 1], .rows = rows, .cols = cols, .pitch = pitch, .e = e,
+                 .esize = (uint32_t)tir_elem_bits(e) / 8};
     x.ok = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, x.d0, c64(L, 0), ""),
                         LLVMBuildICmp(b, LLVMIntSGT, x.d1, c64(L, 0), ""), "");
     if (o) {
         LLVMValueRef bi = sext64(L, lw_val(L, a[1])->s);
         x.ok = LLVMBuildAnd(b, x.ok, lw_in_range(L, bi, v->dims[0]), "");
         LLVMValueRef off = LLVMBuildMul(b, bi, v->strides[0], "");
-        x.base = LLVMBuildGEP2(b, L->t_f32, x.base, &off, 1, "batch");
+        x.base = LLVMBuildGEP2(b, lw_elem_type(L, e), x.base, &off, 1, "batch");
     }
-    /* the tile's first column: A's moves with k (lo, then steps of BK, a multiple of 4) */
+    /* the tile's first column: A's moves with k (lo, then steps of BK, 16 bytes' worth or more) */
     LLVMValueRef col0 = fixed_col ? sext64(L, lw_val(L, a[1 + o + 1])->s) : lo;
     LLVMValueRef low = LLVMBuildOr(b, LLVMBuildPtrToInt(b, x.base, L->t_i64, ""),
-                                   LLVMBuildShl(b, LLVMBuildOr(b, x.s0, col0, ""), c64(L, 2), ""), "");
+                                   LLVMBuildShl(b, LLVMBuildOr(b, x.s0, col0, ""), c64(L, x.esize == 4 ? 2 : 1), ""), "");
     x.fast = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, x.s1, c64(L, 1), ""),
                           LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, low, c64(L, 15), ""), c64(L, 0), ""), "fast");
     return x;
@@ -94,11 +98,15 @@ static void cp_async(Lower *L, int bytes, LLVMValueRef dst32, LLVMValueRef src, 
 }
 
 /* Issues the copies of x's tile at (i0, i1) (i64) into the stage at dst32
- * (a shared address): the thread's chunks (fast) or elements. */
+ * (a shared address): the thread's 16-byte chunks (fast) or elements: by
+ * cp.async for 4-byte ones; 2-byte ones (cp.async copies 4 bytes or more)
+ * loaded and stored as the generic lowering would, the padding 0 outside
+ * the view. */
 static void copy_tile(Lower *L, const Operand *x, LLVMValueRef i0, LLVMValueRef i1, LLVMValueRef dst32, int fast)
 {
     LLVMBuilderRef b = L->b;
-    uint32_t per = fast ? 4 : 1, units = x->rows * x->cols / per, upr = x->cols / per;
+    uint32_t per = fast ? 16 / x->esize : 1, units = x->rows * x->cols / per, upr = x->cols / per;
+    LLVMTypeRef et = lw_elem_type(L, x->e);
     for (uint32_t j = 0; j * L->threads < units; j++) {
         LLVMValueRef u = LLVMBuildAdd(b, L->tid, c32(L, j * L->threads), "");
         LLVMValueRef r = LLVMBuildUDiv(b, u, c32(L, upr), ""), q = LLVMBuildURem(b, u, c32(L, upr), "");
@@ -108,14 +116,14 @@ static void copy_tile(Lower *L, const Operand *x, LLVMValueRef i0, LLVMValueRef 
         if ((j + 1) * L->threads > units) /* the last round: threads past the tile copy nothing */
             in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntULT, u, c32(L, units), ""), "");
         LLVMValueRef nbytes;
-        if (fast) { /* the chunk's elements inside the view: 0..4 of them, from gj >= 0 (gj is on 4) */
+        if (fast) { /* the chunk's elements inside the view: 0..per of them, from gj >= 0 (gj is on per) */
             LLVMValueRef left = LLVMBuildSub(b, x->d1, gj, "");
             LLVMTypeRef t = L->t_i64;
-            LLVMValueRef mm[2] = {left, c64(L, 4)};
+            LLVMValueRef mm[2] = {left, c64(L, per)};
             LLVMValueRef n = lw_call(L, "llvm.smin", &t, 1, mm, 2);
             in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntSGT, n, c64(L, 0), ""), "");
             in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntSGE, gj, c64(L, 0), ""), "");
-            nbytes = LLVMBuildSelect(b, in, LLVMBuildTrunc(b, LLVMBuildShl(b, n, c64(L, 2), ""), L->t_i32, ""),
+            nbytes = LLVMBuildSelect(b, in, LLVMBuildTrunc(b, LLVMBuildMul(b, n, c64(L, x->esize), ""), L->t_i32, ""),
                                      c32(L, 0), "");
         } else {
             in = LLVMBuildAnd(b, in, lw_in_range(L, gj, x->d1), "");
@@ -124,10 +132,19 @@ static void copy_tile(Lower *L, const Operand *x, LLVMValueRef i0, LLVMValueRef 
         /* a copy of no bytes reads nothing; its address is the view's own all the same */
         LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, gi, x->s0, ""), LLVMBuildMul(b, gj, x->s1, ""), "");
         off = LLVMBuildSelect(b, in, off, c64(L, 0), "");
-        LLVMValueRef src = LLVMBuildGEP2(b, L->t_f32, x->base, &off, 1, "");
+        LLVMValueRef src = LLVMBuildGEP2(b, et, x->base, &off, 1, "");
         LLVMValueRef soff = LLVMBuildAdd(b, LLVMBuildMul(b, r, c32(L, x->pitch), ""), LLVMBuildMul(b, q, c32(L, per), ""), "");
-        LLVMValueRef d = LLVMBuildAdd(b, dst32, LLVMBuildMul(b, soff, c32(L, 4), ""), "");
-        cp_async(L, fast ? 16 : 4, d, src, nbytes);
+        LLVMValueRef d = LLVMBuildAdd(b, dst32, LLVMBuildMul(b, soff, c32(L, x->esize), ""), "");
+        if (fast || x->esize == 4) {
+            cp_async(L, fast ? 16 : 4, d, src, nbytes);
+            continue;
+        }
+        /* loaded only in the view (an empty view's base may point nowhere), 0 elsewhere */
+        LLVMValueRef la[3] = {LLVMBuildPtrToInt(b, src, L->t_i64, ""), LLVMBuildZExt(b, in, L->t_i32, ""), d};
+        lw_asm(L, void_t(L),
+               "{ .reg .pred p; .reg .b16 v; setp.ne.b32 p, $1, 0; mov.b16 v, 0; @p ld.global.b16 v, [$0]; "
+               "st.shared.b16 [$2], v; }",
+               "l,r,r,~{memory}", la, 3, LW_ASM_SIDE_EFFECTS);
     }
 }
 
@@ -187,9 +204,11 @@ void lower_mma_loop(Lower *L, uint32_t fi)
     uint32_t bm = lda->type.dim[0], bk = lda->type.dim[1], bn = ldb->type.dim[1];
     uint32_t stages = (uint32_t)-f->ival;
     TirPrecision p = (TirPrecision)dot->ival;
+    TirElem e = (TirElem)lda->type.elem;
+    uint32_t esize = (uint32_t)tir_elem_bits(e) / 8, pad_a = mma_pipeline_pad_a(esize);
     /* above a persistent wgmma pipeline's ring (a kernel's later loop), fewer stages where they
      * would not fit beside it: the kernel then stays persistent */
-    while (stages > 2 && L->smem_floor + stages * mma_pipeline_stage_bytes(bm, bn, bk) > TC_MAX_SHARED_BYTES)
+    while (stages > 2 && L->smem_floor + stages * mma_pipeline_stage_bytes(bm, bn, bk, esize) > TC_MAX_SHARED_BYTES)
         stages--;
 
     Layout lay = dot_result_layout(L, di);
@@ -205,8 +224,8 @@ void lower_mma_loop(Lower *L, uint32_t fi)
     LLVMValueRef nk = LLVMBuildSDiv(b, LLVMBuildAdd(b, span, c64(L, bk - 1), ""), c64(L, bk), "");
     nk = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, span, c64(L, 0), ""), nk, c64(L, 0), "nk");
 
-    Pipe P = {.a_bytes = bm * (bk + 4) * 4, .stage_bytes = mma_pipeline_stage_bytes(bm, bn, bk)};
-    P.a = operand(L, lda, bm, bk, bk + 4, 0, lo);
+    Pipe P = {.a_bytes = bm * (bk + pad_a) * esize, .stage_bytes = mma_pipeline_stage_bytes(bm, bn, bk, esize)};
+    P.a = operand(L, lda, bm, bk, bk + pad_a, 0, lo);
     P.b = operand(L, ldb, bk, bn, bn + 8, 1, lo);
     {
         const uint32_t *aa = tir_args(m, lda), *ba = tir_args(m, ldb);
@@ -251,10 +270,15 @@ void lower_mma_loop(Lower *L, uint32_t fi)
     LLVMValueRef sa = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), ring,
                                     (LLVMValueRef[]){LLVMBuildMul(b, slot, c32(L, P.stage_bytes), "")}, 1, "");
     LLVMValueRef sb = LLVMBuildGEP2(b, LLVMInt8TypeInContext(L->ctx), sa, (LLVMValueRef[]){c32(L, P.a_bytes)}, 1, "");
-    int round = p == PREC_TF32_RNA ? LW_FRAG_RNA : p == PREC_TF32_RNE ? LW_FRAG_RNE : p == PREC_3XTF32 ? LW_FRAG_X3 : 0;
+    int round = e != ELEM_F32         ? LW_FRAG_AS_IS
+                : p == PREC_TF32_RNA ? LW_FRAG_RNA
+                : p == PREC_TF32_RNE ? LW_FRAG_RNE
+                : p == PREC_3XTF32   ? LW_FRAG_X3
+                                     : LW_FRAG_AS_IS;
     LLVMValueRef row0 = layout_base_row(L, &lay), col0 = layout_base_col(L, &lay);
-    for (uint32_t k8 = 0; k8 < bk; k8 += 8)
-        lw_mma_smem_step(L, sa, bk + 4, sb, bn + 8, &lay, row0, col0, round, c32(L, k8), acc);
+    uint32_t kstep = e == ELEM_F32 ? 8 : 16;
+    for (uint32_t k = 0; k < bk; k += kstep)
+        lw_mma_smem_step(L, sa, bk + pad_a, sb, bn + 8, e, &lay, row0, col0, round, c32(L, k), acc);
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (uint32_t r = 0; r < nacc; r++)
         LLVMAddIncoming(phis[r], &acc[r], &latch, 1);

@@ -7,8 +7,9 @@
  * Guarantees: a marked loop (for.ival = -stages, its dot's ival the
  * precision made explicit) has the GEMM form (gemm_loop_form; its
  * accumulator may start from any tile), f32 operands with precision
- * tf32-trunc, tf32-rna, tf32-rne or 3xtf32, a constant step equal to the
- * tiles' k extent BK (8 to 64), an accumulator of at most 128 registers a
+ * tf32-trunc, tf32-rna, tf32-rne or 3xtf32 or f16 / bf16 ones (both alike),
+ * a constant step equal to the tiles' k extent BK (8 to 64; 16 to 64 for
+ * 16-bit operands), f32 accumulators, at most 128 registers of them a
  * thread (64 for 3xtf32, whose fragments come three times), and at least
  * two stages in shared memory.
  * The loop may sit anywhere (nested, after other work): every thread of the
@@ -25,9 +26,11 @@
  * gives a block (163 KB), so that sm_80 PTX runs on the GPUs it names. */
 #define SM80_SHARED_BYTES (163u * 1024u)
 
-uint32_t mma_pipeline_stage_bytes(uint32_t bm, uint32_t bn, uint32_t bk)
+uint32_t mma_pipeline_pad_a(uint32_t esize) { return esize == 4 ? 4u : 8u; }
+
+uint32_t mma_pipeline_stage_bytes(uint32_t bm, uint32_t bn, uint32_t bk, uint32_t esize)
 {
-    return (bm * (bk + 4u) + bk * (bn + 8u)) * 4u;
+    return (bm * (bk + mma_pipeline_pad_a(esize)) + bk * (bn + 8u)) * esize;
 }
 
 static int const_step(const TirModule *m, uint32_t v, int64_t want)
@@ -49,16 +52,19 @@ static uint32_t match(TirModule *m, const TirKernel *k, uint32_t fi, const TcOpt
     TirPrecision p = dot->ival == PREC_DEFAULT ? o->precision : (TirPrecision)dot->ival;
     if (p == PREC_DEFAULT)
         p = PREC_TF32_RNA;
-    if (ta.elem != ELEM_F32 || tb.elem != ELEM_F32 ||
-        (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE && p != PREC_3XTF32)) {
-        snprintf(why, n, "the mma.sync pipeline takes f32 operands in tf32-trunc, tf32-rna, tf32-rne or 3xtf32 (here %s%s)",
+    int half = (ta.elem == ELEM_F16 || ta.elem == ELEM_BF16) && tb.elem == ta.elem;
+    if (!half && (ta.elem != ELEM_F32 || tb.elem != ELEM_F32 ||
+                  (p != PREC_TF32_TRUNC && p != PREC_TF32_RNA && p != PREC_TF32_RNE && p != PREC_3XTF32))) {
+        snprintf(why, n, "the mma.sync pipeline takes f32 operands in tf32-trunc, tf32-rna, tf32-rne or 3xtf32, or "
+                         "f16 or bf16 ones (here %s%s)",
                  ta.elem == ELEM_F32 ? tir_precision_name(p) : tir_elem_name((TirElem)ta.elem),
-                 ta.elem == ELEM_F32 ? "" : " operands");
+                 ta.elem == ELEM_F32 ? "" : " and other operands");
         return 0;
     }
-    if (bk < 8 || bk > 64 || bm < 16 || bn < 8 || !const_step(m, tir_args(m, &m->insts[fi])[2], bk)) {
-        snprintf(why, n, "the mma.sync pipeline takes a constant k step equal to the tiles' k extent (8 to 64), "
-                         "BM of 16 or more and BN of 8 or more (here %ux%ux%u)", bm, bn, bk);
+    uint32_t kstep = half ? 16 : 8, esize = half ? 2 : 4;
+    if (bk < kstep || bk > 64 || bm < 16 || bn < 8 || !const_step(m, tir_args(m, &m->insts[fi])[2], bk)) {
+        snprintf(why, n, "the mma.sync pipeline takes a constant k step equal to the tiles' k extent (%u to 64), "
+                         "BM of 16 or more and BN of 8 or more (here %ux%ux%u)", kstep, bm, bn, bk);
         return 0;
     }
     /* 3xtf32: each fragment three times (big, small, hic) */
@@ -70,14 +76,15 @@ static uint32_t match(TirModule *m, const TirKernel *k, uint32_t fi, const TcOpt
     }
     uint32_t limit = o->arch == ARCH_SM80 ? SM80_SHARED_BYTES : TC_MAX_SHARED_BYTES;
     uint32_t stages = o->stages ? (uint32_t)o->stages : 4u;
-    while (stages > 2 && stages * mma_pipeline_stage_bytes(bm, bn, bk) > limit)
+    while (stages > 2 && stages * mma_pipeline_stage_bytes(bm, bn, bk, esize) > limit)
         stages--;
-    if (stages * mma_pipeline_stage_bytes(bm, bn, bk) > limit) {
+    if (stages * mma_pipeline_stage_bytes(bm, bn, bk, esize) > limit) {
         snprintf(why, n, "two stages of %ux%ux%u need %u bytes of shared memory, more than %u", bm, bn, bk,
-                 2 * mma_pipeline_stage_bytes(bm, bn, bk), limit);
+                 2 * mma_pipeline_stage_bytes(bm, bn, bk, esize), limit);
         return 0;
     }
-    m->insts[di].ival = p;
+    if (!half) /* a 16-bit dot has no precision to make explicit */
+        m->insts[di].ival = p;
     return stages;
 }
 
@@ -97,11 +104,11 @@ static void mark_block(TirModule *m, const TirKernel *k, uint32_t bi, const TcOp
         uint32_t stages = has_dot ? match(m, k, i, o, why, sizeof why) : 0;
         if (stages) {
             m->insts[i].ival = -(int32_t)stages;
+            const TirInst *dot = &m->insts[tir_value_def_inst(m, tir_args(m, &m->insts[m->pool[body->insts + 3]])[0])];
+            TirElem e = tir_value_type(m, tir_args(m, dot)[0]).elem;
             if (o->remarks)
                 diag_remark(d, m->insts[i].loc, "GEMM loop pipelined with cp.async and mma.sync: %s, %u stages",
-                            tir_precision_name((TirPrecision)m->insts[tir_value_def_inst(
-                                m, tir_args(m, &m->insts[m->pool[body->insts + 3]])[0])].ival),
-                            stages);
+                            e == ELEM_F32 ? tir_precision_name((TirPrecision)dot->ival) : tir_elem_name(e), stages);
             continue;
         }
         if (has_dot && o->remarks)
