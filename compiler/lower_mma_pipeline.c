@@ -109,12 +109,19 @@ static void copy_tile(Lower *L, const Operand *x, LLVMValueRef i0, LLVMValueRef 
     LLVMTypeRef et = lw_elem_type(L, x->e);
     for (uint32_t j = 0; j * L->threads < units; j++) {
         LLVMValueRef u = LLVMBuildAdd(b, L->tid, c32(L, j * L->threads), "");
+        /* a round with more threads than units: the threads past the tile copy nothing (a copy of
+         * no bytes still writes its zeros, which would land past the tile) */
+        LLVMBasicBlockRef part_done = NULL;
+        if ((j + 1) * L->threads > units) {
+            LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp_part");
+            part_done = LLVMAppendBasicBlockInContext(L->ctx, L->fn, "cp_part_done");
+            LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, u, c32(L, units), ""), go, part_done);
+            LLVMPositionBuilderAtEnd(b, go);
+        }
         LLVMValueRef r = LLVMBuildUDiv(b, u, c32(L, upr), ""), q = LLVMBuildURem(b, u, c32(L, upr), "");
         LLVMValueRef gi = LLVMBuildAdd(b, i0, LLVMBuildZExt(b, r, L->t_i64, ""), "");
         LLVMValueRef gj = LLVMBuildAdd(b, i1, LLVMBuildZExt(b, LLVMBuildMul(b, q, c32(L, per), ""), L->t_i64, ""), "");
         LLVMValueRef in = LLVMBuildAnd(b, x->ok, lw_in_range(L, gi, x->d0), "");
-        if ((j + 1) * L->threads > units) /* the last round: threads past the tile copy nothing */
-            in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntULT, u, c32(L, units), ""), "");
         LLVMValueRef nbytes;
         if (fast) { /* the chunk's elements inside the view: 0..per of them, from gj >= 0 (gj is on per) */
             LLVMValueRef left = LLVMBuildSub(b, x->d1, gj, "");
@@ -137,14 +144,17 @@ static void copy_tile(Lower *L, const Operand *x, LLVMValueRef i0, LLVMValueRef 
         LLVMValueRef d = LLVMBuildAdd(b, dst32, LLVMBuildMul(b, soff, c32(L, x->esize), ""), "");
         if (fast || x->esize == 4) {
             cp_async(L, fast ? 16 : 4, d, src, nbytes);
-            continue;
+        } else { /* loaded only in the view (an empty view's base may point nowhere), 0 elsewhere */
+            LLVMValueRef la[3] = {LLVMBuildPtrToInt(b, src, L->t_i64, ""), LLVMBuildZExt(b, in, L->t_i32, ""), d};
+            lw_asm(L, void_t(L),
+                   "{ .reg .pred p; .reg .b16 v; setp.ne.b32 p, $1, 0; mov.b16 v, 0; @p ld.global.b16 v, [$0]; "
+                   "st.shared.b16 [$2], v; }",
+                   "l,r,r,~{memory}", la, 3, LW_ASM_SIDE_EFFECTS);
         }
-        /* loaded only in the view (an empty view's base may point nowhere), 0 elsewhere */
-        LLVMValueRef la[3] = {LLVMBuildPtrToInt(b, src, L->t_i64, ""), LLVMBuildZExt(b, in, L->t_i32, ""), d};
-        lw_asm(L, void_t(L),
-               "{ .reg .pred p; .reg .b16 v; setp.ne.b32 p, $1, 0; mov.b16 v, 0; @p ld.global.b16 v, [$0]; "
-               "st.shared.b16 [$2], v; }",
-               "l,r,r,~{memory}", la, 3, LW_ASM_SIDE_EFFECTS);
+        if (part_done) {
+            LLVMBuildBr(b, part_done);
+            LLVMPositionBuilderAtEnd(b, part_done);
+        }
     }
 }
 
