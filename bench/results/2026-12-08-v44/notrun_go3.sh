@@ -1,4 +1,4 @@
-# Session 41, call 4: the mma.sync pipeline's f16/bf16 loops (99aabf4) on hardware. sm_80's bf16
+# Session 41 (NOT RUN: no machine came after the 16-bit pipeline; then none was lent): call 4, the mma.sync pipeline's f16/bf16 loops (99aabf4) on hardware. sm_80's bf16
 # GEMM at 128x256x64 ran at 0.6 TFLOP/s in call 2's full run (11 KB of spills in the generic
 # lowering since c36c98e, session 39; 59.3 in session 38's full run). First gpu_test_gemm's quick
 # 16-bit cases (labelled ieee, with the f32 ieee ones), then the sm_80 bf16 GEMMs with cuBLAS in the
