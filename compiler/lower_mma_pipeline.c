@@ -17,9 +17,10 @@
  * is done with step s - 1's stage, the one step s + S - 1 refills.
  *
  * Copies: 16 bytes along a row where the view allows it (unit column
- * stride, row stride and base on 16 bytes, the tile's first column a
- * multiple of 4: checked once, at run time), each zero-filled past the
- * view (cp.async's source size); else 4 bytes an element, any strides.
+ * stride, row stride and base on 16 bytes, the tile's first column on 16
+ * bytes: checked once, at run time), each zero-filled past the view
+ * (cp.async's source size); else element by element, any strides (4-byte
+ * cp.asyncs; f16/bf16 a predicated load and a shared store each).
  * Nothing outside the view is read. The precision mode is applied as each
  * fragment is read from shared memory: tf32-rna adds half a TF32 ulp to the
  * bits and tf32-rne the same rounded to even (the tensor core drops the low
@@ -58,9 +59,9 @@ static LLVMValueRef sext64(Lower *L, LLVMValueRef v)
     return LLVMTypeOf(v) == L->t_i64 ? v : LLVMBuildSExt(L->b, v, L->t_i64, "");
 }
 
-/* The operand of load ld (its view, rank 2 or 3); fixed: the index that
- * does not move with k (A's row, B's column), fixed_col: whether that is
- * the column index. */
+/* The operand of load ld (its view, rank 2 or 3): fixed_col says whether
+ * the index that does not move with k is the column (B's) or the row
+ * (A's, whose first column is then lo). */
 static Operand operand(Lower *L, const TirInst *ld, uint32_t rows, uint32_t cols, uint32_t pitch, int fixed_col,
                        LLVMValueRef lo)
 {
@@ -218,8 +219,12 @@ void lower_mma_loop(Lower *L, uint32_t fi)
     uint32_t esize = (uint32_t)tir_elem_bits(e) / 8, pad_a = mma_pipeline_pad_a(esize);
     /* above a persistent wgmma pipeline's ring (a kernel's later loop), fewer stages where they
      * would not fit beside it: the kernel then stays persistent */
+    uint32_t planned = stages;
     while (stages > 2 && L->smem_floor + stages * mma_pipeline_stage_bytes(bm, bn, bk, esize) > TC_MAX_SHARED_BYTES)
         stages--;
+    if (stages < planned && L->o->remarks && !L->rounded_views)
+        diag_remark(L->d, f->loc, "mma.sync pipeline: %u stages, not %u, beside the wgmma pipeline's ring", stages,
+                    planned);
 
     Layout lay = dot_result_layout(L, di);
     uint32_t nacc = layout_nregs(&lay);

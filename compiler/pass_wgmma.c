@@ -281,21 +281,21 @@ static uint32_t not_taken(char *why, size_t n, const char *fmt, ...)
 uint32_t gemm_loop_form(const TirModule *m, uint32_t fi, int any_init, char *why, size_t n)
 {
     static const char shape[] = "not of the pipeline's form: for %%k step BK over load A[.., k], load B[k, ..], "
-                                "dot, yield, from a constant tile";
+                                "dot, yield%s";
     const TirInst *f = &m->insts[fi];
     if (f->nresults != 1 || f->nargs != 4)
-        return not_taken(why, n, shape);
+        return not_taken(why, n, shape, any_init ? "" : ", from a constant tile");
     const TirBlock *body = &m->blocks[f->body];
     if (body->ninsts != 4)
-        return not_taken(why, n, shape);
+        return not_taken(why, n, shape, any_init ? "" : ", from a constant tile");
     const uint32_t *bargs = tir_block_args(m, body);
     uint32_t kv = bargs[0], carried = bargs[1];
     const TirInst *y = &m->insts[m->pool[body->insts + 3]];
     if (y->op != OP_YIELD || y->nargs != 1)
-        return not_taken(why, n, shape);
+        return not_taken(why, n, shape, any_init ? "" : ", from a constant tile");
     uint32_t di = tir_value_def_inst(m, tir_args(m, y)[0]);
     if (!di || m->insts[di].op != OP_DOT)
-        return not_taken(why, n, shape);
+        return not_taken(why, n, shape, any_init ? "" : ", from a constant tile");
     const TirInst *dot = &m->insts[di];
     if (dot->i64 & TIR_DOT_ACC_RN) /* asks for RN accumulation per k8 step: the generic lowering's */
         return not_taken(why, n, "the dot asks for {accumulate = rn}, which only the generic lowering does");

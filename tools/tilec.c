@@ -182,7 +182,7 @@ static const char usage[] =
     "  -DNAME=VALUE         define $NAME (or ${NAME}) in the source as the integer\n"
     "                       VALUE, e.g. tile<${BM}x32xf32> with -DBM=128 (a name\n"
     "                       given twice takes its last value)\n"
-    "  --stages=N           wgmma pipeline stages, 2..8 (default: as many as\n"
+    "  --stages=N           pipeline stages (wgmma, mma.sync), 2..8 (default: as many as\n"
     "                       fit in shared memory, at most 4; 6 for f16/bf16)\n"
     "  --jobs=N             compile up to N entry points at once, on threads (default\n"
     "                       0: one per CPU, at most 8); the output is the same\n"
